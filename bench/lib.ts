@@ -1,0 +1,71 @@
+import { Bench } from 'tinybench';
+
+/** One task of a suite: a name and the function measured. */
+export interface BenchTask {
+  readonly name: string;
+  readonly fn: () => unknown | Promise<unknown>;
+}
+
+/** A ratio the issue sets a target for, checked and printed after the table. */
+export interface BenchTarget {
+  /** The task measured. */
+  readonly task: string;
+  /** The task it is compared against (its mean time is the denominator). */
+  readonly against: string;
+  /** The largest acceptable ratio of mean times (task / against). */
+  readonly atMost: number;
+}
+
+/** Mean time in nanoseconds of each task, by name. */
+export type BenchMeans = Record<string, number>;
+
+/**
+ * Runs tasks in one process, one after another, and prints each mean as a ratio against the
+ * baseline task measured in the same run: machines here are shared and noisy, so absolute times
+ * mean little and only ratios are compared.
+ */
+export async function runSuite(
+  title: string,
+  baseline: string,
+  tasks: readonly BenchTask[],
+  options: { time?: number; targets?: readonly BenchTarget[] } = {},
+): Promise<BenchMeans> {
+  const bench = new Bench({ time: options.time ?? 500, warmupTime: 100 });
+  for (const task of tasks) bench.add(task.name, task.fn);
+  await bench.run();
+  const means: BenchMeans = {};
+  for (const task of bench.tasks) {
+    const result = task.result as { latency?: { mean: number } } | undefined;
+    means[task.name] = (result?.latency?.mean ?? Number.NaN) * 1e6;
+  }
+  const base = means[baseline];
+  if (base === undefined) throw new Error(`bench "${title}": no task named "${baseline}"`);
+  console.log(`\n## ${title}\n`);
+  console.log(`| task | mean | ratio to ${baseline} |`);
+  console.log('|---|---:|---:|');
+  for (const [name, mean] of Object.entries(means)) {
+    console.log(`| ${name} | ${formatNs(mean)} | ${(mean / base).toFixed(2)}x |`);
+  }
+  for (const target of options.targets ?? []) {
+    const ratio = (means[target.task] ?? Number.NaN) / (means[target.against] ?? Number.NaN);
+    const verdict = ratio <= target.atMost ? 'met' : 'MISSED';
+    console.log(
+      `target: ${target.task} / ${target.against} = ${ratio.toFixed(2)}x (at most ${target.atMost}x): ${verdict}`,
+    );
+  }
+  return means;
+}
+
+/** Prints one derived ratio (say, per-listener cost of two engines) with its target. */
+export function reportRatio(label: string, ratio: number, atMost?: number): void {
+  const verdict =
+    atMost === undefined ? '' : ` (at most ${atMost}x): ${ratio <= atMost ? 'met' : 'MISSED'}`;
+  console.log(`ratio: ${label} = ${ratio.toFixed(2)}x${verdict}`);
+}
+
+/** Nanoseconds in the most readable unit. */
+export function formatNs(ns: number): string {
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
+  return `${ns.toFixed(0)} ns`;
+}

@@ -1,0 +1,41 @@
+export type {
+  AudioContent,
+  BlobResourceContents,
+  ContentAnnotations,
+  ContentBlock,
+  EmbeddedResourceContent,
+  ImageContent,
+  ResourceLinkContent,
+  TextContent,
+  TextResourceContents,
+} from './content';
+export { ToolError, ToolErrorCode, type ToolErrorOptions } from './errors';
+export {
+  errorResult,
+  isContentBlock,
+  isToolExecutionResult,
+  successResult,
+  textContent,
+} from './helpers';
+export type {
+  BodyExecution,
+  InterceptedExecution,
+  Interceptor,
+  InterceptorNext,
+  JsonSchema,
+  ObjectJsonSchema,
+  ToolArgs,
+  ToolChangeEvent,
+  ToolDefinition,
+  ToolErrorInfo,
+  ToolExecution,
+  ToolExecutionResult,
+  ToolHints,
+  ToolInputValidator,
+  ToolOutput,
+  ToolPathHint,
+  ToolRegistryLike,
+  ToolSchema,
+  ToolSource,
+  ToolView,
+} from './tool';

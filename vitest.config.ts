@@ -1,0 +1,52 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const packages = readdirSync(`${root}packages`).filter((dir) =>
+  existsSync(`${root}packages/${dir}/package.json`),
+);
+
+/**
+ * Tests import sibling packages by their npm names; these aliases resolve those names to the
+ * sources, so `pnpm test` needs no build and a test always runs the code beside it. Subpath
+ * exports (`@dsh-tools/define-tool/zod3`) map to `src/<subpath>.ts`.
+ */
+const alias = packages.flatMap((dir) => {
+  const { name } = JSON.parse(readFileSync(`${root}packages/${dir}/package.json`, 'utf8'));
+  const escaped = name.replace(/[/\\^$*+?.()|[\]{}-]/g, '\\$&');
+  return [
+    { find: new RegExp(`^${escaped}$`), replacement: `${root}packages/${dir}/src/index.ts` },
+    {
+      find: new RegExp(`^${escaped}/(?!package\\.json$)(.+)$`),
+      replacement: `${root}packages/${dir}/src/$1.ts`,
+    },
+  ];
+});
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      ...packages.map((dir) => ({
+        extends: true as const,
+        test: {
+          name: dir,
+          root: `${root}packages/${dir}`,
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          typecheck: {
+            enabled: true,
+            include: ['src/**/*.test-d.ts'],
+            tsconfig: `${root}packages/${dir}/tsconfig.json`,
+          },
+        },
+      })),
+      {
+        extends: true as const,
+        test: { name: 'examples', root: `${root}examples`, include: ['*/src/**/*.test.ts'] },
+      },
+    ],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
