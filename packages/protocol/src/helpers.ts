@@ -5,12 +5,6 @@ import type { ToolExecutionResult } from './tool';
 /** A text block. */
 export const textContent = (text: string): TextContent => ({ type: 'text', text });
 
-/** A successful result. */
-export const successResult = (
-  callId: string,
-  content: readonly ContentBlock[],
-): ToolExecutionResult => ({ callId, content, isError: false });
-
 /** A failed result: one text block `Error: <message>`, with `error.code` set. */
 export const errorResult = (
   callId: string,
@@ -21,35 +15,23 @@ export const errorResult = (
   callId,
   content: [textContent(`Error: ${message}`)],
   isError: true,
-  error: details === undefined ? { code, message } : { code, message, details },
+  error: { code, message, ...(details !== undefined && { details }) },
 });
 
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** Whether a value is a well-formed {@link ContentBlock}. */
-export const isContentBlock = (value: unknown): value is ContentBlock => {
-  if (typeof value !== 'object' || value === null) return false;
-  const b = value as Record<string, unknown>;
-  switch (b.type) {
-    case 'text':
-      return str(b.text);
-    case 'image':
-    case 'audio':
-      return str(b.data) && str(b.mimeType);
-    case 'resource_link':
-      return str(b.uri) && str(b.name);
-    case 'resource': {
-      const r = b.resource as Record<string, unknown> | null;
-      return typeof r === 'object' && r !== null && str(r.uri) && (str(r.text) || str(r.blob));
-    }
-    default:
-      return false;
-  }
-};
-
-/** Whether a value has the shape of a {@link ToolExecutionResult}. */
-export const isToolExecutionResult = (value: unknown): value is ToolExecutionResult => {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return str(r.callId) && typeof r.isError === 'boolean' && Array.isArray(r.content);
+// biome-ignore lint/suspicious/noExplicitAny: probed with optional chaining; see below
+export const isContentBlock = (value: any): value is ContentBlock => {
+  // Optional chaining instead of an object check (a primitive has no `type`) keeps this helper
+  // inside the protocol's 0.5 KB runtime budget.
+  const type = value?.type;
+  const resource = value?.resource;
+  return type === 'text'
+    ? str(value.text)
+    : type === 'image' || type === 'audio'
+      ? str(value.data) && str(value.mimeType)
+      : type === 'resource_link'
+        ? str(value.uri) && str(value.name)
+        : type === 'resource' && str(resource?.uri) && str(resource.text ?? resource.blob);
 };

@@ -13,8 +13,6 @@ export { ToolError, ToolErrorCode, type ToolErrorOptions } from './errors';
 export {
   errorResult,
   isContentBlock,
-  isToolExecutionResult,
-  successResult,
   textContent,
 } from './helpers';
 export type {

@@ -1,0 +1,68 @@
+/** Options of {@link createEmitter}. */
+export interface EmitterOptions {
+  /** Receives what a listener threw; the other listeners still run. Default: `console.error`. */
+  readonly onError?: (error: unknown, listenerName: string) => void;
+}
+
+/** An emit-mode event: every listener sees every emission, none can stop the others. */
+export interface Emitter<A extends unknown[]> {
+  /** Adds a listener; returns its disposer (idempotent). */
+  on(listener: (...args: A) => void, options?: { readonly name?: string }): () => void;
+  /** Calls every listener registered when the emission starts, in registration order. */
+  emit(...args: A): void;
+  readonly size: number;
+}
+
+interface Entry<A extends unknown[]> {
+  readonly listener: (...args: A) => void;
+  readonly name: string;
+}
+
+const report = (error: unknown, name: string) => {
+  console.error(`listener "${name}" threw:`, error);
+};
+
+/**
+ * Creates a contained emitter. A listener that throws (or returns a rejecting promise) is reported
+ * through `onError` and never stops the listeners after it.
+ */
+export function createEmitter<A extends unknown[]>(options: EmitterOptions = {}): Emitter<A> {
+  const onError = options.onError ?? report;
+  let listeners: readonly Entry<A>[] = [];
+  let counter = 0;
+  const fail = (error: unknown, name: string) => {
+    try {
+      onError(error, name);
+    } catch {
+      // The error reporter itself failed; there is nobody left to tell.
+    }
+  };
+  return {
+    on(listener, { name } = {}) {
+      if (typeof listener !== 'function') {
+        throw new TypeError('emitter.on() takes a function');
+      }
+      const entry: Entry<A> = {
+        listener,
+        name: name ?? (listener.name || `listener #${++counter}`),
+      };
+      listeners = [...listeners, entry];
+      return () => {
+        listeners = listeners.filter((other) => other !== entry);
+      };
+    },
+    emit(...args) {
+      for (const entry of listeners) {
+        try {
+          const returned: unknown = entry.listener(...args);
+          if (returned instanceof Promise) returned.catch((error) => fail(error, entry.name));
+        } catch (error) {
+          fail(error, entry.name);
+        }
+      }
+    },
+    get size() {
+      return listeners.length;
+    },
+  };
+}

@@ -1,0 +1,13 @@
+export { createEmitter, type Emitter, type EmitterOptions } from './emitter';
+export {
+  type ChainEntry,
+  createWaterfall,
+  type Next,
+  runChain,
+  type Terminal,
+  type UseOptions,
+  type Waterfall,
+  WaterfallError,
+  type WaterfallListener,
+  type WaterfallMisuse,
+} from './waterfall';
