@@ -1,0 +1,892 @@
+import {
+  type BodyExecution,
+  type ObjectJsonSchema,
+  type ToolArgs,
+  type ToolDefinition,
+  ToolError,
+  type ToolHints,
+  type ToolRegistryLike,
+} from '@dsh-tools/protocol';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { errorText, mapCallResult } from './content';
+import { mcpToolName } from './naming';
+import { ProcessTransport } from './process-transport';
+import type {
+  McpBridgedTool,
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpServerHandle,
+  McpServerStatus,
+  McpStatusEvent,
+  McpStdioServerConfig,
+  McpToolFilter,
+  McpToolsChangeEvent,
+} from './types';
+
+const CLIENT_INFO = { name: 'dsh-tools-mcp-bridge', version: '0.0.0' };
+const DEFAULT_TIMEOUT = 60_000;
+const DEFAULT_STARTUP_TIMEOUT = 30_000;
+/** setTimeout fires at once above this; "no limit" is this. */
+const NO_LIMIT = 2_147_483_647;
+const MAX_PAGES = 10_000;
+const MAX_DESCRIPTION = 16_384;
+
+interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly process: ProcessTransport | undefined;
+  readonly http: StreamableHTTPClientTransport | undefined;
+  /** Set once the bridge stops using this connection (lost or closed). */
+  dead: boolean;
+}
+
+interface Entry {
+  readonly tool: string;
+  readonly definition: ToolDefinition;
+  /** Compared between listings to tell a changed tool from an unchanged one. */
+  readonly key: string;
+  dispose: () => void;
+}
+
+type Listener<E> = (event: E) => void;
+
+/**
+ * Connects one MCP server and registers its tools in `registry` as `mcp__<server>__<tool>`.
+ *
+ * Resolves once the server has started, finished the MCP handshake and had its tools listed and
+ * registered; rejects (after stopping the server) when any of that fails, with the tail of a stdio
+ * server's stderr in the message. From then on the bridge follows `tools/list_changed`, survives
+ * crashes and dropped sessions by reconnecting with backoff, and keeps the tools registered
+ * throughout, failing calls fast with `UNAVAILABLE` while the server is away.
+ *
+ * Bridged tools carry `timeoutMs: 0` so that the registry never times them out itself: the bridge
+ * owns the per-call limit (`config.timeoutMs`) because every progress notification resets it.
+ */
+export async function connectMcpServer(
+  registry: ToolRegistryLike,
+  config: McpServerConfig,
+): Promise<McpServerHandle> {
+  const bridge = new Bridge(registry, checkConfig(config));
+  await bridge.start();
+  return bridge.handle();
+}
+
+function checkConfig(config: McpServerConfig): McpServerConfig {
+  if (typeof config !== 'object' || config === null) {
+    throw new TypeError(
+      'connectMcpServer: config must be an object like { name, command } or { name, url }.',
+    );
+  }
+  const name = (config as { name?: unknown }).name;
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 256) {
+    throw new TypeError(
+      `connectMcpServer: "name" must be a non-empty string of at most 256 characters (got ${describe(name)}).`,
+    );
+  }
+  const hasCommand = 'command' in config && config.command !== undefined;
+  const hasUrl = 'url' in config && config.url !== undefined;
+  if (hasCommand === hasUrl) {
+    throw new TypeError(
+      `connectMcpServer: server "${name}" needs exactly one of "command" (stdio) or "url" (Streamable HTTP).`,
+    );
+  }
+  if (hasCommand) {
+    const c = config as McpStdioServerConfig;
+    if (typeof c.command !== 'string' || c.command === '') {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "command" must be a non-empty string.`,
+      );
+    }
+    if (
+      c.args !== undefined &&
+      (!Array.isArray(c.args) || c.args.some((a) => typeof a !== 'string'))
+    ) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "args" must be an array of strings.`,
+      );
+    }
+    if (c.env !== undefined && !isStringRecord(c.env)) {
+      throw new TypeError(`connectMcpServer: server "${name}": "env" must map names to strings.`);
+    }
+  } else {
+    const c = config as McpHttpServerConfig;
+    let url: URL;
+    try {
+      url = new URL(String(c.url));
+    } catch {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "url" is not a URL (got ${describe(c.url)}).`,
+      );
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "url" must be http: or https: (got ${url.protocol}).`,
+      );
+    }
+    if (c.headers !== undefined && !isStringRecord(c.headers)) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "headers" must map names to strings.`,
+      );
+    }
+  }
+  for (const key of [
+    'timeoutMs',
+    'maxTotalTimeoutMs',
+    'startupTimeoutMs',
+    'listChangedDebounceMs',
+  ] as const) {
+    const value = config[key];
+    if (
+      value !== undefined &&
+      !(typeof value === 'number' && value >= 0 && Number.isFinite(value))
+    ) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "${key}" must be a number >= 0 (got ${describe(value)}).`,
+      );
+    }
+  }
+  for (const key of ['include', 'exclude'] as const) {
+    const list = config[key];
+    if (
+      list !== undefined &&
+      (!Array.isArray(list) || list.some((f) => typeof f !== 'string' && !(f instanceof RegExp)))
+    ) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "${key}" must be an array of strings or RegExps.`,
+      );
+    }
+  }
+  return config;
+}
+
+const isStringRecord = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string');
+
+function describe(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  return value === null ? 'null' : typeof value;
+}
+
+function matches(filter: McpToolFilter, name: string): boolean {
+  if (filter instanceof RegExp) {
+    filter.lastIndex = 0;
+    return filter.test(name);
+  }
+  if (!filter.includes('*')) return filter === name;
+  const pattern = filter.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${pattern.join('.*')}$`).test(name);
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+class Bridge {
+  readonly #registry: ToolRegistryLike;
+  readonly #config: McpServerConfig;
+  readonly #server: string;
+  #status: McpServerStatus = 'connecting';
+  #conn: Connection | undefined;
+  /** The last connection that existed, for pid / stderr after it ended. */
+  #lastConn: Connection | undefined;
+  #entries = new Map<string, Entry>();
+  readonly #statusListeners = new Set<Listener<McpStatusEvent>>();
+  readonly #toolListeners = new Set<Listener<McpToolsChangeEvent>>();
+  #refreshTimer: NodeJS.Timeout | undefined;
+  #refreshing: Promise<void> | undefined;
+  #refreshAgain = false;
+  #reconnecting: Promise<void> | undefined;
+  readonly #lifetime = new AbortController();
+  #closing: Promise<void> | undefined;
+
+  constructor(registry: ToolRegistryLike, config: McpServerConfig) {
+    this.#registry = registry;
+    this.#config = config;
+    this.#server = config.name;
+  }
+
+  handle(): McpServerHandle {
+    const bridge = this;
+    return {
+      name: this.#server,
+      get status() {
+        return bridge.#status;
+      },
+      get tools(): readonly McpBridgedTool[] {
+        return [...bridge.#entries.entries()].map(([name, e]) => ({
+          name,
+          tool: e.tool,
+          description: e.definition.description,
+        }));
+      },
+      get pid() {
+        const conn = bridge.#conn ?? bridge.#lastConn;
+        return conn?.process?.exit ? undefined : conn?.process?.pid;
+      },
+      get stderrTail() {
+        return (bridge.#conn ?? bridge.#lastConn)?.process?.stderrTail ?? '';
+      },
+      on: ((event: 'status' | 'tools', listener: Listener<never>) => {
+        const set = (event === 'status' ? this.#statusListeners : this.#toolListeners) as Set<
+          Listener<never>
+        >;
+        if (event !== 'status' && event !== 'tools') {
+          throw new TypeError(
+            `McpServerHandle.on: unknown event ${describe(event)}; use "status" or "tools".`,
+          );
+        }
+        set.add(listener);
+        return () => void set.delete(listener);
+      }) as McpServerHandle['on'],
+      refresh: () => this.#refreshNow(),
+      reconnect: () => this.#manualReconnect(),
+      close: () => this.#close(),
+    };
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  async start(): Promise<void> {
+    let conn: Connection | undefined;
+    try {
+      conn = await this.#open();
+      await this.#sync(conn);
+    } catch (error) {
+      if (conn) await this.#shutdown(conn);
+      this.#setStatus('failed', { error: asError(error) });
+      throw this.#startupError(error, conn);
+    }
+    this.#conn = conn;
+    this.#setStatus('connected');
+  }
+
+  #startupError(error: unknown, conn: Connection | undefined): Error {
+    const c = this.#config;
+    const what =
+      'command' in c && c.command !== undefined
+        ? `${c.command}${c.args?.length ? ` ${c.args.join(' ')}` : ''}`
+        : String((c as McpHttpServerConfig).url);
+    const proc = conn?.process ?? this.#lastConn?.process;
+    const exit = proc?.exit;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    let reason: string;
+    if (isTimeout(error)) {
+      reason = `did not finish starting within ${this.#startupTimeout()} ms (no answer to the MCP handshake or tools/list)`;
+    } else if (code === 'ENOENT' || code === 'EACCES') {
+      reason = `could not be started: ${code === 'ENOENT' ? 'command not found' : 'permission denied'} (${asError(error).message})`;
+    } else if (exit) {
+      reason = `exited during startup (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`;
+    } else {
+      reason = `could not be started: ${asError(error).message}`;
+    }
+    const tail = proc?.stderrTail.trim();
+    const stderr = tail ? `\nLast lines of its stderr:\n${indent(tail)}` : '';
+    const next =
+      'command' in c && c.command !== undefined
+        ? 'Check the command, its arguments and environment, or run it by hand to see its full output.'
+        : 'Check that the server is running and that the URL and headers are right.';
+    return new Error(`MCP server "${this.#server}" (${what}) ${reason}.${stderr}\n${next}`, {
+      cause: error,
+    });
+  }
+
+  #startupTimeout(): number {
+    return this.#config.startupTimeoutMs || DEFAULT_STARTUP_TIMEOUT;
+  }
+
+  async #open(): Promise<Connection> {
+    const c = this.#config;
+    let transport: Transport;
+    let proc: ProcessTransport | undefined;
+    let http: StreamableHTTPClientTransport | undefined;
+    if ('command' in c && c.command !== undefined) {
+      proc = new ProcessTransport({
+        command: c.command,
+        ...(c.args ? { args: c.args } : {}),
+        ...(c.env ? { env: c.env } : {}),
+        ...(c.cwd ? { cwd: c.cwd } : {}),
+      });
+      transport = proc;
+    } else {
+      const h = c as McpHttpServerConfig;
+      http = new StreamableHTTPClientTransport(new URL(String(h.url)), {
+        ...(h.headers ? { requestInit: { headers: { ...h.headers } } } : {}),
+        // The bridge reconnects whole sessions itself; the SDK's own retries would only delay that.
+        reconnectionOptions: {
+          initialReconnectionDelay: 250,
+          maxReconnectionDelay: 2000,
+          reconnectionDelayGrowFactor: 2,
+          maxRetries: 2,
+        },
+      });
+      transport = http;
+    }
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const conn: Connection = { client, transport, process: proc, http, dead: false };
+    this.#lastConn = conn;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      if (!conn.dead && conn === this.#conn) this.#scheduleRefresh();
+    });
+    client.onclose = () => this.#lost(conn, new Error('the connection closed'));
+    client.onerror = () => {
+      // Transport noise (a failed SSE reconnect, a skipped line); calls report what matters.
+    };
+    try {
+      await client.connect(transport, { timeout: this.#startupTimeout() });
+    } catch (error) {
+      await this.#shutdown(conn);
+      throw error;
+    }
+    return conn;
+  }
+
+  /** Ends one connection: the HTTP session is deleted, the process group killed. */
+  async #shutdown(conn: Connection): Promise<void> {
+    conn.dead = true;
+    if (conn.http?.sessionId) {
+      await Promise.race([
+        conn.http.terminateSession().catch(() => {}),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
+    }
+    await conn.client.close().catch(() => {});
+    // client.close() closes the transport, but not when connect() never got that far.
+    await conn.transport.close().catch(() => {});
+  }
+
+  /** A connection was found lost (closed, crashed, or its HTTP session gone). */
+  #lost(conn: Connection, error: Error): void {
+    if (conn.dead) return;
+    conn.dead = true;
+    if (conn !== this.#conn) return;
+    this.#conn = undefined;
+    void this.#shutdown(conn);
+    if (this.#closing) return;
+    if (this.#config.reconnect === false) {
+      this.#setStatus('failed', { error });
+      return;
+    }
+    this.#reconnecting ??= this.#reconnectLoop(error).finally(() => {
+      this.#reconnecting = undefined;
+    });
+  }
+
+  async #reconnectLoop(cause: Error): Promise<void> {
+    const policy = this.#config.reconnect || {};
+    const maxAttempts = policy.maxAttempts ?? 8;
+    const initial = policy.initialDelayMs ?? 250;
+    const maxDelay = policy.maxDelayMs ?? 30_000;
+    const factor = policy.factor ?? 2;
+    const budget = policy.budgetMs ?? 300_000;
+    const started = Date.now();
+    let lastError = cause;
+    this.#setStatus('reconnecting', { error: cause, attempt: 1 });
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const base = Math.min(maxDelay, initial * factor ** (attempt - 1));
+      // Jitter, so that many bridges to one restarted server do not all knock at once.
+      const delay = base / 2 + Math.random() * (base / 2);
+      if (Date.now() - started + delay > budget) break;
+      await sleep(delay, this.#lifetime.signal);
+      if (this.#closing) return;
+      if (attempt > 1) this.#setStatus('reconnecting', { error: lastError, attempt });
+      let conn: Connection | undefined;
+      try {
+        conn = await this.#open();
+        await this.#sync(conn);
+      } catch (error) {
+        lastError = asError(error);
+        if (conn) await this.#shutdown(conn);
+        if (this.#closing) return;
+        continue;
+      }
+      if (this.#closing) {
+        await this.#shutdown(conn);
+        return;
+      }
+      this.#conn = conn;
+      this.#setStatus('connected');
+      return;
+    }
+    this.#setStatus('failed', { error: lastError });
+  }
+
+  async #manualReconnect(): Promise<void> {
+    if (this.#closing)
+      throw new Error(`MCP server "${this.#server}" is closed; connect it again instead.`);
+    if (this.#status === 'connected' || this.#status === 'reconnecting') return this.#reconnecting;
+    this.#reconnecting ??= this.#reconnectLoop(new Error('reconnect() was called')).finally(() => {
+      this.#reconnecting = undefined;
+    });
+    return this.#reconnecting;
+  }
+
+  #close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#lifetime.abort();
+      clearTimeout(this.#refreshTimer);
+      const entries = [...this.#entries.entries()];
+      this.#entries = new Map();
+      for (const [, entry] of entries) entry.dispose();
+      if (entries.length > 0) {
+        this.#emitTools({ added: [], removed: entries.map(([name]) => name), changed: [] });
+      }
+      const conn = this.#conn;
+      this.#conn = undefined;
+      if (conn) await this.#shutdown(conn);
+      await this.#reconnecting?.catch(() => {});
+      // A reconnect attempt in flight may have opened a connection of its own.
+      if (this.#lastConn && this.#lastConn !== conn) await this.#shutdown(this.#lastConn);
+      this.#setStatus('closed');
+    })();
+    return this.#closing;
+  }
+
+  #setStatus(status: McpServerStatus, extra: { error?: Error; attempt?: number } = {}): void {
+    const previous = this.#status;
+    if (previous === 'closed') return;
+    if (previous === status && status !== 'reconnecting') return;
+    this.#status = status;
+    const event: McpStatusEvent = { server: this.#server, status, previous, ...extra };
+    for (const listener of [...this.#statusListeners]) this.#contain(() => listener(event));
+  }
+
+  #emitTools(event: McpToolsChangeEvent): void {
+    for (const listener of [...this.#toolListeners]) this.#contain(() => listener(event));
+  }
+
+  #contain(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #report(error: unknown): void {
+    const e = asError(error);
+    if (this.#config.onError) {
+      try {
+        this.#config.onError(e);
+      } catch {
+        // an error handler that throws has nowhere left to report to
+      }
+    } else {
+      console.warn(`[mcp-bridge] ${e.message}`);
+    }
+  }
+
+  // ---- discovery -------------------------------------------------------------------------
+
+  #scheduleRefresh(): void {
+    if (this.#refreshTimer !== undefined) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined;
+      this.#refreshNow().catch((error) => this.#report(error));
+    }, this.#config.listChangedDebounceMs ?? 50);
+  }
+
+  /** One refresh at a time; requests during one are merged into a single follow-up. */
+  #refreshNow(): Promise<void> {
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return this.#refreshing;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#refreshAgain = false;
+        const conn = this.#conn;
+        if (!conn || this.#closing) return;
+        try {
+          await this.#sync(conn);
+        } catch (error) {
+          throw new Error(
+            `MCP server "${this.#server}": refreshing the tool list failed, the previous ${this.#entries.size} tools stay registered: ${asError(error).message}`,
+            { cause: error },
+          );
+        }
+      } while (this.#refreshAgain);
+    };
+    this.#refreshing = run().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #listAll(conn: Connection): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await conn.client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: this.#startupTimeout(),
+        signal: this.#lifetime.signal,
+      });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return tools;
+      if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor ${describe(cursor)}`);
+      seen.add(cursor);
+    }
+    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+  }
+
+  /** Lists the server's tools and makes the registry hold exactly them: all changes or none. */
+  async #sync(conn: Connection): Promise<void> {
+    const listed = await this.#listAll(conn);
+    if (conn.dead || this.#closing) throw new Error('the connection ended during tools/list');
+    const desired = this.#definitions(listed);
+    this.#apply(desired);
+  }
+
+  #definitions(listed: readonly Tool[]): Map<string, Entry> {
+    const { include, exclude } = this.#config;
+    const desired = new Map<string, Entry>();
+    const seenTools = new Set<string>();
+    for (const tool of listed) {
+      const name = tool.name;
+      if (typeof name !== 'string' || name === '') continue;
+      if (include && !include.some((f) => matches(f, name))) continue;
+      if (exclude?.some((f) => matches(f, name))) continue;
+      if (seenTools.has(name)) {
+        this.#report(
+          new Error(
+            `MCP server "${this.#server}" listed tool "${name}" twice; the first one is used.`,
+          ),
+        );
+        continue;
+      }
+      seenTools.add(name);
+      const publicName = mcpToolName(this.#server, name);
+      const clash = desired.get(publicName);
+      if (clash) {
+        this.#report(
+          new Error(
+            `MCP server "${this.#server}": tools "${clash.tool}" and "${name}" map to the same name "${publicName}"; "${name}" is skipped. Exclude one of them.`,
+          ),
+        );
+        continue;
+      }
+      desired.set(publicName, this.#entry(publicName, tool));
+    }
+    return desired;
+  }
+
+  #entry(publicName: string, tool: Tool): Entry {
+    const server = this.#server;
+    const toolName = tool.name;
+    let description =
+      (typeof tool.description === 'string' && tool.description.trim()) ||
+      (typeof tool.title === 'string' && tool.title.trim()) ||
+      `Tool "${toolName}" of MCP server "${server}".`;
+    if (description.length > MAX_DESCRIPTION)
+      description = `${description.slice(0, MAX_DESCRIPTION)}…`;
+    const parameters = toParameters(tool.inputSchema);
+    const hints = this.#config.trust ? toHints(tool.annotations) : {};
+    const definition: ToolDefinition = {
+      name: publicName,
+      description,
+      parameters,
+      hints,
+      source: { kind: 'mcp', server, tool: toolName },
+      // The bridge times calls out itself, resetting on progress; the registry must not.
+      timeoutMs: 0,
+      execute: (args, exec) => this.#call(toolName, args, exec),
+    };
+    return {
+      tool: toolName,
+      definition,
+      key: JSON.stringify([description, parameters, hints]),
+      dispose: () => {},
+    };
+  }
+
+  #apply(desired: Map<string, Entry>): void {
+    const current = this.#entries;
+    const removed: string[] = [];
+    const changed: string[] = [];
+    const added: string[] = [];
+    for (const [name, entry] of current) {
+      const next = desired.get(name);
+      if (!next) removed.push(name);
+      else if (next.key !== entry.key || next.tool !== entry.tool) changed.push(name);
+    }
+    for (const name of desired.keys()) if (!current.has(name)) added.push(name);
+    if (removed.length + changed.length + added.length === 0) return;
+
+    // Registration is synchronous, so nothing can call in between; on a failure every step
+    // already taken is undone, and the registry holds the previous set again.
+    const undo: (() => void)[] = [];
+    const next = new Map<string, Entry>();
+    try {
+      for (const name of [...removed, ...changed]) {
+        const old = current.get(name)!;
+        old.dispose();
+        undo.push(() => {
+          old.dispose = this.#registry.register(old.definition);
+        });
+      }
+      for (const [name, entry] of desired) {
+        const old = current.get(name);
+        if (old && !changed.includes(name)) {
+          next.set(name, old);
+          continue;
+        }
+        entry.dispose = this.#registry.register(entry.definition);
+        undo.push(() => entry.dispose());
+        next.set(name, entry);
+      }
+    } catch (error) {
+      for (const step of undo.reverse()) {
+        try {
+          step();
+        } catch (undoError) {
+          this.#report(undoError);
+        }
+      }
+      throw new Error(
+        `registering the tools failed, nothing was changed: ${asError(error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    this.#entries = next;
+    this.#emitTools({ added, removed, changed });
+  }
+
+  // ---- calls -----------------------------------------------------------------------------
+
+  async #call(
+    tool: string,
+    args: ToolArgs,
+    exec: BodyExecution,
+  ): Promise<ReturnType<typeof mapCallResult>> {
+    const result = await this.#callOnce(tool, args, exec, true);
+    if (result.isError === true) {
+      const text = errorText(result);
+      throw new ToolError(
+        'MCP_ERROR',
+        text ||
+          `MCP server "${this.#server}" reported an error from tool "${tool}" without a message.`,
+        { details: { server: this.#server, tool, content: result.content } },
+      );
+    }
+    return mapCallResult(result);
+  }
+
+  async #callOnce(
+    tool: string,
+    args: ToolArgs,
+    exec: BodyExecution,
+    mayRetry: boolean,
+  ): Promise<{ content?: unknown; structuredContent?: unknown; isError?: unknown }> {
+    const conn = this.#conn;
+    if (!conn || this.#status !== 'connected') throw this.#unavailable(tool);
+    const timeout = this.#config.timeoutMs ?? DEFAULT_TIMEOUT;
+    try {
+      return await conn.client.callTool(
+        { name: tool, arguments: { ...args } },
+        {
+          signal: exec.signal,
+          timeout: timeout === 0 ? NO_LIMIT : timeout,
+          resetTimeoutOnProgress: true,
+          ...(this.#config.maxTotalTimeoutMs
+            ? { maxTotalTimeout: this.#config.maxTotalTimeoutMs }
+            : {}),
+          // Passing onprogress is what makes the SDK send a progress token with the call.
+          onprogress: (progress) => {
+            const listener = this.#config.onProgress;
+            if (!listener) return;
+            this.#contain(() =>
+              listener({
+                server: this.#server,
+                tool,
+                callId: exec.callId,
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: progress.message }),
+              }),
+            );
+          },
+        },
+      );
+    } catch (error) {
+      if (exec.signal.aborted) {
+        throw new ToolError(
+          'ABORTED',
+          `The call to "${tool}" of MCP server "${this.#server}" was cancelled; the server was told to stop.`,
+          { cause: error },
+        );
+      }
+      if (isTimeout(error)) {
+        throw new ToolError(
+          'TIMEOUT',
+          `Tool "${tool}" of MCP server "${this.#server}" did not answer within ${timeout} ms and reported no progress meanwhile; the call was cancelled. Retry, or raise "timeoutMs" for this server if it is just slow.`,
+          { cause: error },
+        );
+      }
+      if (isSessionLost(error)) {
+        this.#lost(conn, asError(error));
+        if (mayRetry && (await this.#awaitConnected(exec.signal))) {
+          // The server refused the request for its unknown session before running it: safe to resend.
+          return this.#callOnce(tool, args, exec, false);
+        }
+        throw this.#unavailable(tool, error);
+      }
+      if (isConnectionError(error) || conn.dead) {
+        this.#lost(conn, asError(error));
+        const proc = conn.process;
+        const exit = proc?.exit;
+        const how = exit
+          ? ` (the server process exited, ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
+          : '';
+        const tail = proc?.stderrTail.trim();
+        const stderr = tail ? ` Last lines of its stderr:\n${indent(lastLines(tail, 5))}` : '';
+        throw new ToolError(
+          'UNAVAILABLE',
+          `MCP server "${this.#server}" went away during the call to "${tool}"${how}; the call's outcome is unknown. ${this.#config.reconnect === false ? 'Reconnecting is disabled.' : 'The bridge is reconnecting; retry in a few seconds.'}${stderr}`,
+          { cause: error },
+        );
+      }
+      if (error instanceof ProtocolError) {
+        throw new ToolError(
+          'MCP_ERROR',
+          `MCP server "${this.#server}" refused the call to "${tool}": ${error.message}`,
+          {
+            cause: error,
+            details: { server: this.#server, tool, code: error.code, data: error.data },
+          },
+        );
+      }
+      throw new ToolError(
+        'MCP_ERROR',
+        `The call to "${tool}" of MCP server "${this.#server}" failed: ${asError(error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Waits (bounded by the startup timeout and the caller's signal) for the reconnect to finish. */
+  async #awaitConnected(signal: AbortSignal): Promise<boolean> {
+    const pending = this.#reconnecting;
+    if (!pending) return this.#status === 'connected';
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new AbortController();
+    const stop = () => bound.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    await Promise.race([
+      pending,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#startupTimeout());
+        bound.signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    signal.removeEventListener('abort', stop);
+    return this.#status === 'connected' && !signal.aborted;
+  }
+
+  #unavailable(tool: string, cause?: unknown): ToolError {
+    const status = this.#status;
+    const why =
+      status === 'reconnecting'
+        ? 'is reconnecting after losing its connection; retry in a few seconds'
+        : status === 'failed'
+          ? 'is down and the bridge gave up reconnecting; restart it (handle.reconnect()) or check its logs'
+          : status === 'closed'
+            ? 'was closed'
+            : 'is not connected yet; retry in a moment';
+    return new ToolError(
+      'UNAVAILABLE',
+      `Tool "${tool}" is unavailable: MCP server "${this.#server}" ${why}.`,
+      {
+        ...(cause === undefined ? {} : { cause }),
+        details: { server: this.#server, tool, status },
+      },
+    );
+  }
+}
+
+/** The server's `inputSchema` as function parameters: an object schema without `$schema`. */
+function toParameters(inputSchema: unknown): ObjectJsonSchema {
+  if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema)) {
+    return { type: 'object', properties: {} };
+  }
+  // Providers reject `$schema` in function parameters; everything else is the server's to say.
+  const { $schema: _dropped, ...rest } = inputSchema as Record<string, unknown>;
+  return { ...rest, type: 'object' } as ObjectJsonSchema;
+}
+
+/** MCP annotations as hints; only called for trusted servers. */
+function toHints(annotations: Tool['annotations']): ToolHints {
+  if (!annotations) return {};
+  const hints: { -readonly [K in keyof ToolHints]: ToolHints[K] } = {};
+  if (typeof annotations.readOnlyHint === 'boolean') hints.readOnly = annotations.readOnlyHint;
+  if (typeof annotations.destructiveHint === 'boolean')
+    hints.destructive = annotations.destructiveHint;
+  if (typeof annotations.idempotentHint === 'boolean')
+    hints.idempotent = annotations.idempotentHint;
+  if (typeof annotations.openWorldHint === 'boolean') hints.openWorld = annotations.openWorldHint;
+  // A tool that changes nothing may overlap the other calls of a turn.
+  if (annotations.readOnlyHint === true) hints.concurrencySafe = true;
+  return hints;
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
+function isSessionLost(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  // 404 is the spec's answer for an unknown session; some servers answer 400 and say so.
+  if (error.status === 404) return true;
+  const text = String((error.data as { text?: unknown } | undefined)?.text ?? error.message);
+  return error.status === 400 && /session/i.test(text);
+}
+
+function isConnectionError(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status >= 500;
+  if (error instanceof SdkError) {
+    return (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.NotConnected ||
+      error.code === SdkErrorCode.SendFailed
+    );
+  }
+  // fetch() failing outright (refused, reset): a TypeError whose cause has a system code.
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return error instanceof TypeError && typeof cause?.code === 'string';
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+function lastLines(text: string, count: number): string {
+  return text.split('\n').slice(-count).join('\n');
+}

@@ -1,0 +1,115 @@
+import type { ContentBlock, ToolOutput } from '@dsh-tools/protocol';
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): v is string => typeof v === 'string';
+
+/** Copies the optional fields every block may carry, when they have the right shape. */
+function base(block: Obj): Obj {
+  const out: Obj = {};
+  if (isObj(block.annotations)) out.annotations = block.annotations;
+  if (isObj(block._meta)) out._meta = block._meta;
+  return out;
+}
+
+function pick(from: Obj, keys: readonly string[], out: Obj, test: (v: unknown) => boolean): void {
+  for (const key of keys) if (test(from[key])) out[key] = from[key];
+}
+
+/**
+ * One MCP content block as one protocol {@link ContentBlock}. The protocol's blocks are MCP's, so
+ * this is a copy that keeps only known fields; a block of a type this version does not know (or a
+ * malformed one) becomes a text block that says so, rather than being dropped, so the model still
+ * sees that something came back.
+ */
+export function mapContentBlock(block: unknown): ContentBlock {
+  if (!isObj(block)) return { type: 'text', text: `[malformed MCP content: ${safeJson(block)}]` };
+  switch (block.type) {
+    case 'text':
+      if (str(block.text)) return { ...base(block), type: 'text', text: block.text };
+      break;
+    case 'image':
+    case 'audio':
+      if (str(block.data) && str(block.mimeType)) {
+        return { ...base(block), type: block.type, data: block.data, mimeType: block.mimeType };
+      }
+      break;
+    case 'resource_link':
+      if (str(block.uri) && str(block.name)) {
+        const out: Obj = {
+          ...base(block),
+          type: 'resource_link',
+          uri: block.uri,
+          name: block.name,
+        };
+        pick(block, ['title', 'description', 'mimeType'], out, str);
+        pick(block, ['size'], out, (v) => typeof v === 'number');
+        return out as unknown as ContentBlock;
+      }
+      break;
+    case 'resource': {
+      const r = block.resource;
+      if (isObj(r) && str(r.uri) && (str(r.text) || str(r.blob))) {
+        const resource: Obj = { uri: r.uri };
+        if (str(r.mimeType)) resource.mimeType = r.mimeType;
+        if (str(r.text)) resource.text = r.text;
+        else resource.blob = r.blob;
+        if (isObj(r._meta)) resource._meta = r._meta;
+        return { ...base(block), type: 'resource', resource } as unknown as ContentBlock;
+      }
+      break;
+    }
+  }
+  return {
+    type: 'text',
+    text: `[MCP content of type ${safeJson(block.type)} that this bridge cannot map: ${safeJson(block)}]`,
+  };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * A successful `tools/call` result as the tool body's return value. `structuredContent` stays on
+ * the result (when it is a JSON object, as the protocol's result holds), and when the tool sent no
+ * text at all it is also rendered as JSON text, because a model reads text blocks only.
+ */
+export function mapCallResult(result: {
+  content?: unknown;
+  structuredContent?: unknown;
+}): ToolOutput {
+  const content = Array.isArray(result.content) ? result.content.map(mapContentBlock) : [];
+  const structured = result.structuredContent;
+  if (structured === undefined) return { content };
+  if (!content.some((block) => block.type === 'text')) {
+    content.push({ type: 'text', text: safeJsonFull(structured) });
+  }
+  return isObj(structured) ? { content, structuredContent: structured } : { content };
+}
+
+function safeJsonFull(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return String(value);
+  }
+}
+
+/** The text of an `isError` result, for the error message. */
+export function errorText(result: { content?: unknown }): string {
+  if (!Array.isArray(result.content)) return '';
+  return result.content
+    .filter(
+      (b): b is { type: 'text'; text: string } => isObj(b) && b.type === 'text' && str(b.text),
+    )
+    .map((b) => b.text)
+    .join('\n')
+    .trim();
+}

@@ -1,0 +1,136 @@
+import type { ToolChangeEvent } from '@dsh-tools/protocol';
+
+/** Which of a server's tools to bridge: an exact name, a `*` glob (`read_*`), or a RegExp. */
+export type McpToolFilter = string | RegExp;
+
+/** Exponential backoff between reconnection attempts, bounded by attempts and by total time. */
+export interface McpReconnectPolicy {
+  /** Attempts after a connection is lost before giving up (default 8). */
+  readonly maxAttempts?: number;
+  /** Delay before the first attempt, ms (default 250). */
+  readonly initialDelayMs?: number;
+  /** Upper bound of one delay, ms (default 30 000). */
+  readonly maxDelayMs?: number;
+  /** Growth of the delay from one attempt to the next (default 2). */
+  readonly factor?: number;
+  /** Total time spent reconnecting before giving up, ms (default 300 000). */
+  readonly budgetMs?: number;
+}
+
+/** Settings every server has, whatever its transport. */
+export interface McpServerConfigBase {
+  /** Names the server in tool names (`mcp__<name>__<tool>`), messages and events. */
+  readonly name: string;
+  /** Only these tools are bridged (default: all). */
+  readonly include?: readonly McpToolFilter[];
+  /** These tools are never bridged; applied after `include`. */
+  readonly exclude?: readonly McpToolFilter[];
+  /**
+   * Time limit of one call without any sign of life, ms (default 60 000; 0 = none). Every progress
+   * notification from the server starts it again, so a long operation that reports progress is
+   * never cut off while a silent, hung one is.
+   */
+  readonly timeoutMs?: number;
+  /** Hard limit of one call even while it reports progress, ms (default: none). */
+  readonly maxTotalTimeoutMs?: number;
+  /** Time to start the server, finish the MCP handshake and list its tools, ms (default 30 000). */
+  readonly startupTimeoutMs?: number;
+  /** What to do when the connection is lost; `false` gives up at once (default: backoff). */
+  readonly reconnect?: McpReconnectPolicy | false;
+  /**
+   * Whether the server's tool annotations are believed. Annotations are claims made by the
+   * server; a host that has not vetted the server must not let them relax its policies, so by
+   * default (false) bridged tools carry no hints and policies treat them as unknown.
+   */
+  readonly trust?: boolean;
+  /** Quiet period that coalesces a burst of `tools/list_changed`, ms (default 50). */
+  readonly listChangedDebounceMs?: number;
+  /** Called with every progress notification of a call. */
+  readonly onProgress?: (event: McpProgressEvent) => void;
+  /** Problems the bridge contained: a failed background refresh, a skipped tool. Default: console.warn. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A server started as a child process that speaks MCP on stdin/stdout. */
+export interface McpStdioServerConfig extends McpServerConfigBase {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to a safe default environment (PATH, HOME, USER, SHELL, TERM, LOGNAME). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A server reached over Streamable HTTP. */
+export interface McpHttpServerConfig extends McpServerConfigBase {
+  readonly url: string | URL;
+  /** Sent with every request (an `Authorization` header, say). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** How to reach one MCP server: stdio (`command`) or Streamable HTTP (`url`). */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/**
+ * Where the connection stands. `connected`: calls go through. `reconnecting`: the connection was
+ * lost, tools stay registered and fail fast with `UNAVAILABLE`. `failed`: reconnecting gave up
+ * (or was disabled); tools stay registered and fail fast until `reconnect()`. `closed`: `close()`
+ * ran and the tools are gone.
+ */
+export type McpServerStatus = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed';
+
+/** One change of status. */
+export interface McpStatusEvent {
+  readonly server: string;
+  readonly status: McpServerStatus;
+  readonly previous: McpServerStatus;
+  /** Why the connection was lost or an attempt failed. */
+  readonly error?: Error;
+  /** The reconnection attempt this event belongs to, from 1. */
+  readonly attempt?: number;
+}
+
+/** Which tools one refresh added, removed or changed (schema, description or hints). */
+export interface McpToolsChangeEvent extends ToolChangeEvent {
+  readonly changed: readonly string[];
+}
+
+/** Progress reported by the server during a call. */
+export interface McpProgressEvent {
+  readonly server: string;
+  readonly tool: string;
+  readonly callId: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** One bridged tool: its public name and the server's name for it. */
+export interface McpBridgedTool {
+  /** The name registered in the registry (what the model calls). */
+  readonly name: string;
+  /** The name the server knows it by. */
+  readonly tool: string;
+  readonly description: string;
+}
+
+/** A connected server: its tools, its status, and the means to follow and end it. */
+export interface McpServerHandle {
+  readonly name: string;
+  readonly status: McpServerStatus;
+  /** The tools registered right now, in the server's order. */
+  readonly tools: readonly McpBridgedTool[];
+  /** The server's process id (stdio servers, while running). */
+  readonly pid: number | undefined;
+  /** The last lines the server wrote on stderr (stdio servers). */
+  readonly stderrTail: string;
+  /** Follows status changes; returns an unsubscribe function. */
+  on(event: 'status', listener: (event: McpStatusEvent) => void): () => void;
+  /** Follows changes of the tool set; returns an unsubscribe function. */
+  on(event: 'tools', listener: (event: McpToolsChangeEvent) => void): () => void;
+  /** Lists the tools again now and applies the difference (all of it or, on failure, none). */
+  refresh(): Promise<void>;
+  /** After `failed`: starts reconnecting again with a fresh budget. */
+  reconnect(): Promise<void>;
+  /** Unregisters the tools, ends the session and kills the server's process group. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env node
+// An MCP server for fault injection, built on the official server SDK (v1, the line most deployed
+// servers run). Usage: `node fault-server.mjs [stdio|http]`; behaviour is chosen per process by
+// environment variables and per call by tool:
+//
+//   FAULT_START=exit        write a few stderr lines and exit 3 before speaking MCP
+//   FAULT_START=silent      never answer anything (a server hung at start)
+//   FAULT_START=garbage     print non-JSON lines on stdout before the first message
+//   FAULT_EXTRA_TOOLS=N     N more tools named t0000, t0001, ... (for the 1,000-tool case)
+//   FAULT_PAGE_SIZE=N       tools/list pages of N tools (default 100)
+//   FAULT_WEIRD_NAMES=1     tools whose names clash once normalized (a.b, a_b, a b, long ones)
+//   FAULT_LIST_FAIL_AFTER=N the (N+1)th and later tools/list fail with a JSON-RPC error
+//
+// In http mode it listens on 127.0.0.1 on an ephemeral port and prints `PORT=<n>` on stdout.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const mode = process.argv[2] ?? 'stdio';
+const env = process.env;
+
+const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+const stats = { toolsList: 0, cancelled: 0, calls: 0 };
+const grandchildren = [];
+
+function baseTools() {
+  const obj = (properties = {}, required = []) => ({
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties,
+    required,
+  });
+  const tools = [
+    {
+      name: 'echo',
+      description: 'Echoes its text.',
+      inputSchema: obj({ text: { type: 'string' } }, ['text']),
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    { name: 'all-content', description: 'Returns one block of every type.', inputSchema: obj() },
+    {
+      name: 'structured',
+      description: 'Returns structured content only.',
+      inputSchema: obj({ n: { type: 'number' } }),
+    },
+    {
+      name: 'fail',
+      description: 'Reports a tool error.',
+      inputSchema: obj(),
+      annotations: { destructiveHint: true },
+    },
+    { name: 'protocol-error', description: 'Answers with a JSON-RPC error.', inputSchema: obj() },
+    { name: 'crash', description: 'Exits the process mid-call.', inputSchema: obj() },
+    { name: 'hang', description: 'Never answers.', inputSchema: obj() },
+    {
+      name: 'progress',
+      description: 'Reports progress every intervalMs, steps times, then answers.',
+      inputSchema: obj({ steps: { type: 'number' }, intervalMs: { type: 'number' } }),
+    },
+    {
+      name: 'garbage',
+      description: 'Prints non-JSON on stdout, then answers.',
+      inputSchema: obj(),
+    },
+    {
+      name: 'set-tools',
+      description: 'Adds and removes dynamic tools, then sends tools/list_changed.',
+      inputSchema: obj({
+        add: { type: 'array', items: { type: 'string' } },
+        remove: { type: 'array', items: { type: 'string' } },
+      }),
+    },
+    {
+      name: 'storm',
+      description: 'Sends `count` tools/list_changed, adding tool storm-<i> before each.',
+      inputSchema: obj({ count: { type: 'number' } }),
+    },
+    { name: 'stats', description: 'Counters of what the server saw.', inputSchema: obj() },
+    { name: 'spawn-grandchild', description: 'Starts a long sleep child.', inputSchema: obj() },
+    { name: 'drop-sessions', description: 'Forgets every HTTP session.', inputSchema: obj() },
+    { name: 'fail-lists', description: 'Makes every later tools/list fail.', inputSchema: obj() },
+  ];
+  if (env.FAULT_WEIRD_NAMES === '1') {
+    for (const name of ['a.b', 'a_b', 'a b', 'x'.repeat(100), `${'x'.repeat(99)}y`, 'ünïcödé']) {
+      tools.push({ name, description: `weird ${name.length}`, inputSchema: obj() });
+    }
+  }
+  const extra = Number(env.FAULT_EXTRA_TOOLS ?? 0);
+  for (let i = 0; i < extra; i++) {
+    const name = `t${String(i).padStart(4, '0')}`;
+    tools.push({
+      name,
+      description: `Extra tool ${i}.`,
+      inputSchema: obj({ value: { type: 'string', description: 'anything' } }),
+    });
+  }
+  return tools;
+}
+
+const dynamic = new Map();
+let listsFailAfter =
+  env.FAULT_LIST_FAIL_AFTER === undefined ? Infinity : Number(env.FAULT_LIST_FAIL_AFTER);
+const servers = new Set();
+
+function currentTools() {
+  return [...baseTools(), ...dynamic.values()];
+}
+
+function broadcastListChanged() {
+  for (const server of servers) server.sendToolListChanged().catch(() => {});
+}
+
+function makeServer() {
+  const server = new Server(
+    { name: 'fault-server', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  servers.add(server);
+  server.onclose = () => servers.delete(server);
+  const pageSize = Number(env.FAULT_PAGE_SIZE ?? 100);
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    stats.toolsList++;
+    if (stats.toolsList > listsFailAfter) {
+      throw new McpError(ErrorCode.InternalError, 'tools/list is failing on purpose');
+    }
+    const all = currentTools();
+    const start = request.params?.cursor ? Number(request.params.cursor) : 0;
+    const page = all.slice(start, start + pageSize);
+    const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
+    return next === undefined ? { tools: page } : { tools: page, nextCursor: next };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    stats.calls++;
+    const args = request.params.arguments ?? {};
+    extra.signal.addEventListener('abort', () => stats.cancelled++);
+    switch (request.params.name) {
+      case 'echo':
+        return { content: [{ type: 'text', text: String(args.text) }] };
+      case 'all-content':
+        return {
+          content: [
+            { type: 'text', text: 'hello', annotations: { audience: ['user'], priority: 0.5 } },
+            { type: 'image', data: TINY_PNG, mimeType: 'image/png' },
+            { type: 'audio', data: 'UklGRiQAAABXQVZF', mimeType: 'audio/wav' },
+            {
+              type: 'resource_link',
+              uri: 'file:///tmp/a.txt',
+              name: 'a.txt',
+              description: 'a file',
+              mimeType: 'text/plain',
+              size: 3,
+            },
+            { type: 'resource', resource: { uri: 'mem://t', mimeType: 'text/plain', text: 'abc' } },
+            {
+              type: 'resource',
+              resource: { uri: 'mem://b', mimeType: 'application/octet-stream', blob: 'AAEC' },
+            },
+          ],
+        };
+      case 'structured':
+        return { content: [], structuredContent: { n: args.n ?? 1, ok: true } };
+      case 'fail':
+        return { isError: true, content: [{ type: 'text', text: 'disk is full' }] };
+      case 'protocol-error':
+        throw new McpError(ErrorCode.InvalidParams, 'the server refuses this call');
+      case 'crash':
+        process.stderr.write('fault-server: segmentation fault (simulated)\n');
+        setTimeout(() => process.exit(7), 20);
+        return new Promise(() => {});
+      case 'hang':
+        return new Promise(() => {});
+      case 'progress': {
+        const steps = Number(args.steps ?? 3);
+        const interval = Number(args.intervalMs ?? 50);
+        const token = request.params._meta?.progressToken;
+        for (let i = 1; i <= steps; i++) {
+          await new Promise((r) => setTimeout(r, interval));
+          if (extra.signal.aborted) throw new Error('cancelled');
+          if (token !== undefined) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: i, total: steps },
+            });
+          }
+        }
+        return {
+          content: [
+            { type: 'text', text: `done after ${steps} steps, token=${token !== undefined}` },
+          ],
+        };
+      }
+      case 'garbage':
+        process.stdout.write('garbage line 1\n\n[not, json\n{"jsonrpc":"2.0"}\n');
+        return { content: [{ type: 'text', text: 'survived' }] };
+      case 'set-tools': {
+        for (const name of args.remove ?? []) dynamic.delete(name);
+        for (const name of args.add ?? []) {
+          dynamic.set(name, {
+            name,
+            description: `Dynamic ${name}.`,
+            inputSchema: { type: 'object', properties: {} },
+          });
+        }
+        setTimeout(broadcastListChanged, 0);
+        return { content: [{ type: 'text', text: 'ok' }] };
+      }
+      case 'storm': {
+        const count = Number(args.count ?? 100);
+        for (let i = 0; i < count; i++) {
+          const name = `storm-${i}`;
+          dynamic.set(name, { name, description: name, inputSchema: { type: 'object' } });
+          broadcastListChanged();
+        }
+        return { content: [{ type: 'text', text: `sent ${count}` }] };
+      }
+      case 'stats':
+        return {
+          content: [{ type: 'text', text: JSON.stringify(stats) }],
+          structuredContent: stats,
+        };
+      case 'spawn-grandchild': {
+        const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+          stdio: 'ignore',
+        });
+        grandchildren.push(child);
+        return { content: [{ type: 'text', text: String(child.pid) }] };
+      }
+      case 'drop-sessions':
+        setTimeout(() => dropSessions?.(), 20);
+        return { content: [{ type: 'text', text: 'dropping' }] };
+      case 'fail-lists':
+        listsFailAfter = stats.toolsList;
+        return { content: [{ type: 'text', text: 'lists will fail' }] };
+      default: {
+        const tool = currentTools().find((t) => t.name === request.params.name);
+        if (!tool)
+          throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+        return { content: [{ type: 'text', text: `${tool.name}:${JSON.stringify(args)}` }] };
+      }
+    }
+  });
+  return server;
+}
+
+let dropSessions;
+
+async function start() {
+  if (mode === 'stdio') {
+    await makeServer().connect(new StdioServerTransport());
+    return;
+  }
+  const sessions = new Map();
+  dropSessions = () => {
+    for (const transport of sessions.values()) transport.close().catch(() => {});
+    sessions.clear();
+  };
+  const http = createHttpServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const sessionId = req.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (sessionId !== undefined || req.method !== 'POST') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          }),
+        );
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
+      await makeServer().connect(transport);
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  http.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`PORT=${http.address().port}\n`);
+  });
+}
+
+if (env.FAULT_START === 'exit') {
+  process.stderr.write('fault-server: starting\n');
+  process.stderr.write('fault-server: cannot open database /nonexistent/db.sqlite\n');
+  process.stderr.write('fault-server: fatal: giving up\n');
+  process.exit(3);
+}
+if (env.FAULT_START === 'silent') {
+  process.stdin.resume();
+  setInterval(() => {}, 1 << 30);
+} else {
+  if (env.FAULT_START === 'garbage') {
+    process.stdout.write('Welcome to the fault server! (this line is not JSON)\n');
+    process.stdout.write('{"half": "a JSON object that is not JSON-RPC"}\n');
+  }
+  start();
+}
