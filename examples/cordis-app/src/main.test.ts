@@ -1,0 +1,69 @@
+import { expect, it } from 'vitest';
+import { main } from './main';
+
+const trace = async () => {
+  const lines: string[] = [];
+  await main((line) => lines.push(line));
+  return lines;
+};
+
+/** The lines of one call, from its `call` line up to the next `call`, `turn` or `plugin` line. */
+const callLines = (lines: readonly string[], callId: string) => {
+  const start = lines.findIndex((line) => line.startsWith('call') && line.endsWith(`(${callId})`));
+  expect(start, `no call ${callId} in the trace`).toBeGreaterThanOrEqual(0);
+  const rest = lines.slice(start + 1);
+  const end = rest.findIndex((line) => /^(call|turn|plugin|done)\b/.test(line));
+  return rest.slice(0, end === -1 ? undefined : end);
+};
+
+it('boots the service beside the system prompt and feeds it the tools', async () => {
+  const lines = await trace();
+  expect(lines[0]).toMatch(/^boot/);
+  expect(lines).toContain('change   + read_note');
+  expect(lines).toContain('change   + slow_search');
+  const prompts = lines.filter((line) => line.startsWith('prompt'));
+  expect(prompts).toEqual([
+    'prompt   the model sees read_note, slow_search',
+    'prompt   the model sees no tools',
+  ]);
+});
+
+it('traces a success, a rewrite, a veto, invalid arguments and a timeout', async () => {
+  const lines = await trace();
+  expect(callLines(lines, 'c1')).toEqual([
+    'policy   allow read_note {"title":"todo"}',
+    'result   read_note (c1): ok  buy milk; review the tools PR',
+  ]);
+  expect(callLines(lines, 'c2')).toEqual([
+    'policy   rewrite title "Ideas" -> "ideas"',
+    'result   read_note (c2): ok  a plugin per MCP server',
+  ]);
+  const veto = callLines(lines, 'c3');
+  expect(veto[0]).toBe('policy   deny read_note {"title":"secrets"}');
+  expect(veto[1]).toMatch(/^result {3}read_note \(c3\): DENIED {2}Error: .*secrets/);
+  const invalid = callLines(lines, 'c4');
+  expect(invalid).toHaveLength(1);
+  expect(invalid[0]).toMatch(/^result {3}read_note \(c4\): INVALID_ARGS {2}Error: .*title/);
+  const timeout = callLines(lines, 'c5');
+  expect(timeout[0]).toBe('policy   allow slow_search {"query":"milk"}');
+  expect(timeout.at(-1)).toMatch(/^result {3}slow_search \(c5\): TIMEOUT {2}Error: .*slow_search/);
+});
+
+it('runs a model turn with executeAll', async () => {
+  const lines = await trace();
+  const turn = lines.slice(lines.findIndex((line) => line.startsWith('turn')));
+  expect(turn).toContain('result   read_note (c6): ok  buy milk; review the tools PR');
+  expect(turn.find((line) => line.includes('(c7)'))).toMatch(/TOOL_ERROR .*nope/);
+});
+
+it('disposing the tool plugin removes its tools from the registry and the prompt', async () => {
+  const lines = await trace();
+  const disposed = lines.indexOf('plugin   disposed "notes"');
+  expect(disposed).toBeGreaterThan(0);
+  expect(lines.slice(disposed - 2, disposed).sort()).toEqual([
+    'change   - read_note',
+    'change   - slow_search',
+  ]);
+  expect(callLines(lines, 'c8')[0]).toMatch(/^result {3}read_note \(c8\): UNKNOWN_TOOL/);
+  expect(lines.at(-1)).toBe('done     app disposed');
+});

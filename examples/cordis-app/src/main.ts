@@ -1,0 +1,168 @@
+/**
+ * A cordis app with the dsh-tools `tools` service: boots the service beside the real system-prompt
+ * service, loads a tool plugin and a policy plugin, runs a success, a veto, invalid arguments and
+ * a timeout, disposes the tool plugin, and prints every step as a readable trace.
+ *
+ * Run it with `pnpm demo` from the repository root (it builds the packages first).
+ */
+import { fileURLToPath } from 'node:url';
+import { Context } from '@deepseek-ai/cordis';
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
+import {
+  errorResult,
+  type InterceptedExecution,
+  type InterceptorNext,
+  type ToolDefinition,
+  type ToolExecutionResult,
+  textContent,
+} from 'dsh-tools';
+import { ToolRegistry } from 'dsh-tools/cordis';
+
+/** Where the trace goes: one line per step. */
+export type Print = (line: string) => void;
+
+const NOTES: Record<string, string> = {
+  todo: 'buy milk; review the tools PR',
+  ideas: 'a plugin per MCP server',
+  secrets: 'the launch codes',
+};
+
+/** Reads a note by title. */
+const readNote: ToolDefinition<{ title: string }> = {
+  name: 'read_note',
+  description: 'Read one note by its title.',
+  parameters: {
+    type: 'object',
+    properties: { title: { type: 'string', description: 'The note title, e.g. "todo".' } },
+    required: ['title'],
+    additionalProperties: false,
+  },
+  hints: { readOnly: true, concurrencySafe: true },
+  execute({ title }) {
+    const text = NOTES[title];
+    if (text === undefined) throw new Error(`no note titled "${title}"`);
+    return [textContent(text)];
+  },
+};
+
+/** Searches the notes slowly: it waits until aborted, so its 50 ms time limit always fires. */
+const slowSearch: ToolDefinition<{ query: string }> = {
+  name: 'slow_search',
+  description: 'Search every note (slow).',
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string' } },
+    required: ['query'],
+  },
+  timeoutMs: 50,
+  execute(_args, exec) {
+    return new Promise((_resolve, reject) => {
+      exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true });
+    });
+  },
+};
+
+const summary = (result: ToolExecutionResult): string => {
+  const first = result.content[0];
+  const text = first?.type === 'text' ? first.text : `${result.content.length} block(s)`;
+  return result.isError ? `${result.error?.code ?? 'ERROR'}  ${text}` : `ok  ${text}`;
+};
+
+/** Boots the app, runs the scripted calls, shuts down; every step goes to `print`. */
+export async function main(print: Print = console.log): Promise<void> {
+  const root = new Context();
+  const say = (step: string, text: string) => print(`${step.padEnd(8)} ${text}`);
+
+  // Contained failures (a throwing observer, a body settling after its timeout) reach the
+  // cordis logger; this exporter puts them into the trace.
+  root.logger.exporter({
+    export: (message) => say('logger', `[${message.type}] ${String(message.args[0])}`),
+  });
+
+  await root.plugin(SystemPrompt, {});
+  await root.plugin(ToolRegistry, { timeoutGraceMs: 20 });
+  say('boot', 'loaded the system-prompt service and the tools service (ctx.tools)');
+
+  root.on('tools/change', ({ added, removed }) => {
+    if (added.length) say('change', `+ ${added.join(', ')}`);
+    if (removed.length) say('change', `- ${removed.join(', ')}`);
+  });
+  root.on('tools/result', (result, exec) => {
+    say('result', `${exec.name} (${exec.callId}): ${summary(result)}`);
+  });
+
+  // A tool plugin: its tools live exactly as long as its fiber.
+  const notes = await root.plugin({
+    name: 'notes',
+    inject: ['tools'],
+    apply(ctx: Context) {
+      ctx.tools.register(readNote);
+      ctx.tools.register(slowSearch);
+    },
+  });
+  say('plugin', 'loaded "notes" (read_note, slow_search)');
+
+  // A policy plugin: wraps every call through the `tools/execute` cordis event.
+  await root.plugin({
+    name: 'policy',
+    apply(ctx: Context) {
+      ctx.on('tools/execute', async (exec: InterceptedExecution, next: InterceptorNext) => {
+        const title = exec.arguments.title;
+        if (title === 'secrets') {
+          say('policy', `deny ${exec.name} ${JSON.stringify(exec.arguments)}`);
+          return errorResult(
+            exec.callId,
+            'DENIED',
+            `Tool "${exec.name}": the "secrets" note is off limits (policy plugin)`,
+          );
+        }
+        if (typeof title === 'string' && title !== title.toLowerCase()) {
+          say('policy', `rewrite title "${title}" -> "${title.toLowerCase()}"`);
+          return next({ ...exec, arguments: { ...exec.arguments, title: title.toLowerCase() } });
+        }
+        say('policy', `allow ${exec.name} ${JSON.stringify(exec.arguments)}`);
+        return next();
+      });
+    },
+  });
+  say('plugin', 'loaded "policy" (a tools/execute listener)');
+
+  const prompt = async () => {
+    const assembly = await root.get('systemPrompt').assemble();
+    const names = assembly.tools.map((tool: { name: string }) => tool.name);
+    say('prompt', `the model sees ${names.length ? names.join(', ') : 'no tools'}`);
+  };
+  await prompt();
+
+  const run = async (callId: string, name: string, args: unknown) => {
+    say('call', `${name} ${JSON.stringify(args)} (${callId})`);
+    return root.tools.execute({ callId, name, arguments: args as Record<string, unknown> });
+  };
+
+  await run('c1', 'read_note', { title: 'todo' });
+  await run('c2', 'read_note', { title: 'Ideas' });
+  await run('c3', 'read_note', { title: 'secrets' });
+  await run('c4', 'read_note', { title: 42 });
+  await run('c5', 'slow_search', { query: 'milk' });
+
+  say('turn', 'executeAll: two reads in one model turn');
+  await root.tools.executeAll([
+    { callId: 'c6', name: 'read_note', arguments: { title: 'todo' } },
+    { callId: 'c7', name: 'read_note', arguments: { title: 'nope' } },
+  ]);
+
+  await notes.dispose();
+  say('plugin', 'disposed "notes"');
+  await prompt();
+  await run('c8', 'read_note', { title: 'todo' });
+
+  await root.fiber.dispose();
+  say('done', 'app disposed');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

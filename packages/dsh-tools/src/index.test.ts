@@ -1,0 +1,53 @@
+import { fileURLToPath } from 'node:url';
+import * as protocol from '@dsh-tools/protocol';
+import * as waterfall from '@dsh-tools/waterfall';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import * as meta from './index';
+
+const packages: Record<string, object> = { protocol, waterfall };
+
+describe('the dsh-tools entry', () => {
+  it('re-exports every runtime export of every package, unchanged', () => {
+    for (const [name, module] of Object.entries(packages)) {
+      for (const [key, value] of Object.entries(module)) {
+        expect((meta as Record<string, unknown>)[key], `@dsh-tools/${name}: ${key}`).toBe(value);
+      }
+    }
+  });
+
+  it('never imports cordis, so apps without it can use the registry', async () => {
+    const sources = fileURLToPath(new URL('../../', import.meta.url));
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL('./index.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'workspace-sources',
+          setup(b) {
+            // Our packages resolve to their sources (as in tests); everything else stays external,
+            // and the externals are what a user's runtime would have to resolve.
+            b.onResolve({ filter: /^@dsh-tools\// }, (args) => ({
+              path: `${sources}${args.path.slice('@dsh-tools/'.length)}/src/index.ts`,
+            }));
+            b.onResolve({ filter: /^[^./]/ }, (args) =>
+              args.path.startsWith('/') ? undefined : { path: args.path, external: true },
+            );
+          },
+        },
+      ],
+    });
+    const externals = Object.values(result.metafile.outputs).flatMap((output) =>
+      output.imports.filter((i) => i.external).map((i) => i.path),
+    );
+    expect(externals.filter((path) => path.includes('cordis'))).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((path) => path.includes('packages/protocol/src'))).toBe(true);
+    expect(inputs.some((path) => path.includes('dsh-tools/src/cordis'))).toBe(false);
+  });
+});

@@ -1,0 +1,2 @@
+export * from '@dsh-tools/protocol';
+export * from '@dsh-tools/waterfall';
