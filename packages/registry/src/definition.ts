@@ -1,0 +1,215 @@
+import type {
+  ObjectJsonSchema,
+  ToolDefinition,
+  ToolHints,
+  ToolInputValidator,
+  ToolSchema,
+  ToolSource,
+  ToolView,
+} from '@dsh-tools/protocol';
+import { isRecord, kindOf, messageOf, quote } from './describe';
+import { checkJson } from './json-check';
+import type { Compiled } from './validation';
+
+/** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** A registered tool: the definition as given, and what the registry derived from it once. */
+export interface Entry {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly execute: ToolDefinition['execute'];
+  /** Frozen deep copy of what the model sees; the registry never reads the caller's objects again. */
+  readonly schema: ToolSchema;
+  readonly view: ToolView;
+  readonly timeoutMs: number | undefined;
+  readonly inputValidator: ToolInputValidator<unknown> | undefined;
+  /** Who holds the name, for the duplicate message. */
+  readonly holder: string;
+  /** `undefined` until the first call compiles `parameters`; `null` when it could not compile. */
+  compiled: Compiled | null | undefined;
+}
+
+const HINT_FLAGS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
+
+const deepFreeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+};
+
+const describeSource = (source: ToolSource): string =>
+  source.kind === 'mcp'
+    ? `MCP server ${quote(source.server)} (its tool ${quote(source.tool)})`
+    : source.plugin !== undefined
+      ? `plugin ${quote(source.plugin)}`
+      : 'a local registration';
+
+/**
+ * Reads and checks a definition once, at registration, so that a malformed tool fails where it
+ * is registered (with what to fix) rather than on the model's first call. Accepts what
+ * `defineTool` produces and raw JSON-Schema definitions as an MCP server sends them (a missing
+ * `description` becomes `""`).
+ */
+export const readDefinition = (definition: unknown): Entry => {
+  if (!isRecord(definition)) {
+    throw new TypeError(
+      `register(): a tool definition must be an object with name, description, parameters and execute (got ${kindOf(definition)}).`,
+    );
+  }
+  const read = (key: string): unknown => {
+    try {
+      return definition[key];
+    } catch (error) {
+      throw new TypeError(`register(): reading the tool's "${key}" threw: ${messageOf(error)}`);
+    }
+  };
+  const name = read('name');
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    const shown = typeof name === 'string' ? quote(name) : `a ${kindOf(name)}`;
+    throw new TypeError(
+      `register(): tool name ${shown} is invalid: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, "_" and "-", at most 64), the function-name rule of the OpenAI and DeepSeek APIs. Rename the tool.`,
+    );
+  }
+  const fail = (what: string): never => {
+    throw new TypeError(`register(): tool "${name}": ${what}`);
+  };
+
+  const description = read('description') ?? '';
+  if (typeof description !== 'string') {
+    fail(`"description" must be a string (got ${kindOf(description)}).`);
+  }
+
+  const execute = read('execute');
+  if (typeof execute !== 'function') {
+    fail(`"execute" must be a function (args, exec) => content blocks (got ${kindOf(execute)}).`);
+  }
+
+  const parameters = read('parameters');
+  if (!isRecord(parameters) || parameters.type !== 'object') {
+    fail(
+      `"parameters" must be a JSON Schema whose root is { "type": "object", ... } (got ${
+        isRecord(parameters)
+          ? `type ${JSON.stringify(parameters.type) ?? 'undefined'}`
+          : kindOf(parameters)
+      }); function-calling APIs only accept object arguments. Wrap the arguments in an object schema.`,
+    );
+  }
+  const problems = checkJson(parameters);
+  if (problems.violations.length > 0) {
+    const first = problems.violations[0]!;
+    fail(`"parameters" must be plain JSON: at "${first.path}" it ${first.message}.`);
+  }
+
+  const hints = read('hints') ?? {};
+  if (!isRecord(hints)) fail(`"hints" must be an object (got ${kindOf(hints)}).`);
+  const h = hints as Record<string, unknown>;
+  for (const flag of HINT_FLAGS) {
+    if (h[flag] !== undefined && typeof h[flag] !== 'boolean') {
+      fail(`hint "${flag}" must be a boolean (got ${kindOf(h[flag])}).`);
+    }
+  }
+  if (
+    h.concurrencySafe !== undefined &&
+    typeof h.concurrencySafe !== 'boolean' &&
+    typeof h.concurrencySafe !== 'function'
+  ) {
+    fail(
+      `hint "concurrencySafe" must be a boolean or a function (args) => boolean (got ${kindOf(h.concurrencySafe)}).`,
+    );
+  }
+  if (h.command !== undefined && typeof h.command !== 'string') {
+    fail(
+      `hint "command" must name the argument that holds the command line (got ${kindOf(h.command)}).`,
+    );
+  }
+  if (h.paths !== undefined) {
+    if (!Array.isArray(h.paths))
+      fail(`hint "paths" must be an array of { arg, access } (got ${kindOf(h.paths)}).`);
+    (h.paths as unknown[]).forEach((p, i) => {
+      if (
+        !isRecord(p) ||
+        typeof p.arg !== 'string' ||
+        (p.access !== 'read' && p.access !== 'write')
+      ) {
+        fail(`hint "paths"[${i}] must be { arg: string, access: "read" | "write" }.`);
+      }
+    });
+  }
+
+  const timeoutMs = read('timeoutMs');
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === 'number' && timeoutMs >= 0 && !Number.isNaN(timeoutMs))
+  ) {
+    fail(
+      `"timeoutMs" must be a number of milliseconds >= 0, 0 for none (got ${String(timeoutMs)}).`,
+    );
+  }
+
+  const inputValidator = read('inputValidator');
+  if (inputValidator !== undefined) {
+    const standard =
+      isRecord(inputValidator) || typeof inputValidator === 'function'
+        ? (inputValidator as { '~standard'?: { validate?: unknown } })['~standard']
+        : undefined;
+    if (typeof standard?.validate !== 'function') {
+      fail('"inputValidator" must be a Standard Schema (an object with ["~standard"].validate).');
+    }
+  }
+
+  const source = read('source') ?? { kind: 'local' };
+  if (
+    !isRecord(source) ||
+    !(
+      (source.kind === 'local' &&
+        (source.plugin === undefined || typeof source.plugin === 'string')) ||
+      (source.kind === 'mcp' &&
+        typeof source.server === 'string' &&
+        typeof source.tool === 'string')
+    )
+  ) {
+    fail(
+      '"source" must be { kind: "local", plugin?: string } or { kind: "mcp", server: string, tool: string }.',
+    );
+  }
+
+  // A deep copy through JSON: the caller's schema object can change or be frozen later without
+  // touching ours, and JSON.parse makes `__proto__` an ordinary own key, never a prototype.
+  const frozenParameters = deepFreeze(JSON.parse(JSON.stringify(parameters))) as ObjectJsonSchema;
+  const frozenSource = Object.freeze({ ...(source as ToolSource) }) as ToolSource;
+  const frozenHints = Object.freeze({
+    ...h,
+    ...(Array.isArray(h.paths) && {
+      paths: Object.freeze(
+        (h.paths as Record<string, unknown>[]).map((p) =>
+          Object.freeze({ arg: p.arg, access: p.access }),
+        ),
+      ),
+    }),
+  }) as Readonly<ToolHints>;
+  const schema: ToolSchema = Object.freeze({
+    name,
+    description: description as string,
+    parameters: frozenParameters,
+  });
+  const view: ToolView = Object.freeze({
+    ...schema,
+    hints: frozenHints,
+    source: frozenSource,
+    ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
+  });
+  return {
+    name,
+    definition: definition as unknown as ToolDefinition,
+    execute: execute as ToolDefinition['execute'],
+    schema,
+    view,
+    timeoutMs: timeoutMs as number | undefined,
+    inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
+    holder: describeSource(frozenSource),
+    compiled: undefined,
+  };
+};

@@ -1,0 +1,9 @@
+export { TOOL_NAME } from './definition';
+export { createToolRegistry } from './registry';
+export type {
+  ExecuteAllOptions,
+  InterceptorOptions,
+  RegistryErrorInfo,
+  ToolRegistry,
+  ToolRegistryOptions,
+} from './types';

@@ -1,0 +1,831 @@
+import {
+  ToolErrorCode as Codes,
+  errorResult,
+  type InterceptedExecution,
+  type Interceptor,
+  type InterceptorNext,
+  type ToolArgs,
+  type ToolChangeEvent,
+  type ToolErrorCode,
+  type ToolExecution,
+  type ToolExecutionResult,
+  type ToolSchema,
+} from '@dsh-tools/protocol';
+import { createEmitter, createWaterfall, WaterfallError } from '@dsh-tools/waterfall';
+import { type Entry, readDefinition } from './definition';
+import { isRecord, kindOf, messageOf, quote } from './describe';
+import { checkJson, type Violation } from './json-check';
+import { asToolError, copyResult, resultFromOutput } from './output';
+import { closestNames } from './suggest';
+import type {
+  ExecuteAllOptions,
+  InterceptorOptions,
+  RegistryErrorInfo,
+  ToolRegistry,
+  ToolRegistryOptions,
+} from './types';
+import { type ArgsCheck, compileParameters, runStandardSchema } from './validation';
+
+/** A call that passed steps 1–4: resolved, validated, frozen. */
+interface Prepared {
+  readonly raw: unknown;
+  readonly entry: Entry;
+  readonly exec: InterceptedExecution;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** A call that failed in steps 1–3, with what observers are shown of it. */
+interface Failed {
+  readonly failed: ToolExecutionResult;
+  readonly exec: ToolExecution;
+}
+
+/** Per-call state the interceptors' `next` needs, keyed by the frozen executions of the call. */
+interface CallState {
+  readonly entry: Entry;
+  readonly original: unknown;
+  effective: unknown;
+  /** The first interceptor misuse of the call; it decides the result (fail closed). */
+  misuse: ToolExecutionResult | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+const DEFAULT_GRACE_MS = 100;
+const DEFAULT_CONCURRENCY = 10;
+const EMPTY_ARGS: ToolArgs = Object.freeze({});
+
+const defaultOnError = (error: unknown, info: RegistryErrorInfo): void => {
+  const where = [info.tool && `tool "${info.tool}"`, info.callId && `call ${quote(info.callId)}`]
+    .filter(Boolean)
+    .join(', ');
+  console.warn(`[@dsh-tools/registry] ${info.kind}${where ? ` (${where})` : ''}:`, error);
+};
+
+const checkLimit = (value: unknown, fallback: number, what: string, min: number): number => {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
+    throw new TypeError(
+      `createToolRegistry(): "${what}" must be a number >= ${min} (got ${String(value)}).`,
+    );
+  }
+  return value;
+};
+
+const isSignal = (value: unknown): value is AbortSignal =>
+  isRecord(value) &&
+  typeof value.aborted === 'boolean' &&
+  typeof value.addEventListener === 'function' &&
+  typeof value.removeEventListener === 'function';
+
+const formatViolations = (violations: readonly Violation[], more: number): string => {
+  const parts = violations.map((v) =>
+    v.path === ''
+      ? `the arguments ${v.message}`
+      : `argument ${quote(v.path.slice(1))} ${v.message}`,
+  );
+  if (more > 0) parts.push(`and ${more} more`);
+  return parts.join('; ');
+};
+
+const invalidArgs = (
+  callId: string,
+  tool: string,
+  check: { readonly violations: readonly Violation[]; readonly more: number },
+  preface = 'invalid arguments',
+): ToolExecutionResult =>
+  errorResult(
+    callId,
+    Codes.INVALID_ARGS,
+    `Tool "${tool}": ${preface}: ${formatViolations(check.violations, check.more)}. Fix the call and retry.`,
+    { violations: check.violations, more: check.more },
+  );
+
+/** Results are the registry's own objects (interceptors' results are copied), so freezing is safe. */
+const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {
+  Object.freeze(result.content);
+  return Object.freeze(result);
+};
+
+/**
+ * Creates a tool registry: tools are registered with their schema and executor, and every call
+ * goes through one pipeline (check the call, resolve the tool, validate its arguments, run the
+ * interceptors, run the body under a timeout and the caller's signal, tell the observers). The
+ * pipeline never throws: every outcome, from a malformed call to a hung body, is a result.
+ */
+export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
+  const defaultTimeout = checkLimit(options.timeoutMs, 0, 'timeoutMs', 0);
+  const grace = checkLimit(options.timeoutGraceMs, DEFAULT_GRACE_MS, 'timeoutGraceMs', 0);
+  const defaultConcurrency = Math.floor(
+    checkLimit(options.maxConcurrency, DEFAULT_CONCURRENCY, 'maxConcurrency', 1),
+  );
+  const onError = options.onError ?? defaultOnError;
+  const report = (error: unknown, info: RegistryErrorInfo): void => {
+    try {
+      onError(error, info);
+    } catch {
+      // onError is the last resort; if it throws there is nowhere left to report to.
+    }
+  };
+
+  const tools = new Map<string, Entry>();
+  let schemaCache: readonly ToolSchema[] | undefined;
+  const chain = createWaterfall<[InterceptedExecution], ToolExecutionResult>();
+  const calls = new WeakMap<InterceptedExecution, CallState>();
+  let interceptorCount = 0;
+
+  // Emitting is synchronous, so the call being reported is known while observers run.
+  let emitting: { tool?: string; callId?: string } = {};
+  const observerError = (error: unknown): void => report(error, { kind: 'observer', ...emitting });
+  const changes = createEmitter<[ToolChangeEvent]>({ onError: observerError });
+  const results = createEmitter<[ToolExecutionResult, ToolExecution]>({ onError: observerError });
+
+  const emitChange = (added: string[], removed: string[]): void => {
+    schemaCache = undefined;
+    emitting = {};
+    changes.emit(Object.freeze({ added: Object.freeze(added), removed: Object.freeze(removed) }));
+  };
+
+  // ---------------------------------------------------------------- registration
+
+  const register = (definition: unknown): (() => void) => {
+    const entry = readDefinition(definition);
+    const holder = tools.get(entry.name);
+    if (holder) {
+      throw new Error(
+        `register(): tool "${entry.name}" is already registered by ${holder.holder}. Dispose that registration first, or register this tool under another name.`,
+      );
+    }
+    tools.set(entry.name, entry);
+    emitChange([entry.name], []);
+    return () => {
+      if (tools.get(entry.name) !== entry) return;
+      tools.delete(entry.name);
+      if (entry.compiled) entry.compiled.release();
+      emitChange([], [entry.name]);
+    };
+  };
+
+  // ---------------------------------------------------------------- validation (step 3)
+
+  const compiledFor = (entry: Entry) => {
+    if (entry.compiled === undefined) {
+      const warn = (message: string) =>
+        report(new Error(`Tool "${entry.name}": ${message}`), { kind: 'schema', tool: entry.name });
+      const outcome = compileParameters(entry.schema.parameters, warn);
+      if ('error' in outcome) {
+        entry.compiled = null;
+        report(
+          new Error(
+            `Tool "${entry.name}": its parameters schema could not be compiled (${outcome.error}); calls to it run without argument validation. Fix the schema to validate them.`,
+          ),
+          { kind: 'schema', tool: entry.name },
+        );
+      } else {
+        entry.compiled = outcome;
+      }
+    }
+    return entry.compiled;
+  };
+
+  /** JSON check, then the tool's own validator or its compiled parameters. */
+  const validate = (
+    entry: Entry,
+    callId: string,
+    args: unknown,
+    preface?: string,
+  ):
+    | ToolExecutionResult
+    | { value: unknown }
+    | Promise<ToolExecutionResult | { value: unknown }> => {
+    const json = checkJson(args);
+    if (json.violations.length > 0) return invalidArgs(callId, entry.name, json, preface);
+    const settle = (check: ArgsCheck) =>
+      check.ok ? { value: check.value } : invalidArgs(callId, entry.name, check, preface);
+    if (entry.inputValidator) {
+      return runStandardSchema(entry.inputValidator, args).then(settle, (error) =>
+        errorResult(
+          callId,
+          Codes.TOOL_ERROR,
+          `Tool "${entry.name}": its input validator threw (${messageOf(error)}). This is a bug in the tool, not in the call.`,
+        ),
+      );
+    }
+    const compiled = compiledFor(entry);
+    if (!compiled) return { value: args };
+    try {
+      return settle(compiled.validate(args));
+    } catch (error) {
+      return errorResult(
+        callId,
+        Codes.INVALID_ARGS,
+        `Tool "${entry.name}": the arguments could not be validated (${messageOf(error)}). Send simpler arguments.`,
+      );
+    }
+  };
+
+  // ---------------------------------------------------------------- steps 1–4
+
+  const fail = (
+    exec: ToolExecution,
+    code: ToolErrorCode,
+    message: string,
+    details?: unknown,
+  ): Failed => ({
+    failed: errorResult(exec.callId, code, message, details),
+    exec,
+  });
+
+  const prepare = async (raw: unknown): Promise<Prepared | Failed> => {
+    let callId: unknown;
+    let name: unknown;
+    let args: unknown;
+    let agent: unknown;
+    let signal: unknown;
+    const unreadable = { callId: '', name: '', arguments: EMPTY_ARGS };
+    if (!isRecord(raw)) {
+      return fail(
+        unreadable,
+        Codes.INVALID_ARGS,
+        `execute(): a call must be an object { callId, name, arguments } (got ${kindOf(raw)}).`,
+      );
+    }
+    try {
+      // Each field is read once: a getter may answer differently the second time.
+      callId = raw.callId;
+      name = raw.name;
+      args = raw.arguments;
+      agent = raw.agent;
+      signal = raw.signal;
+    } catch (error) {
+      return fail(
+        unreadable,
+        Codes.INVALID_ARGS,
+        `execute(): the call could not be read (${messageOf(error)}).`,
+      );
+    }
+    if (typeof callId !== 'string') {
+      return fail(
+        unreadable,
+        Codes.INVALID_ARGS,
+        `execute(): the call's "callId" must be a string (got ${kindOf(callId)}).`,
+      );
+    }
+    const seen: ToolExecution = {
+      callId,
+      name: typeof name === 'string' ? name : '',
+      arguments: args as ToolArgs,
+    };
+    if (typeof name !== 'string') {
+      return fail(
+        seen,
+        Codes.INVALID_ARGS,
+        `execute(): the call's tool "name" must be a string (got ${kindOf(name)}).`,
+      );
+    }
+    if (agent !== undefined && typeof agent !== 'string') {
+      return fail(
+        seen,
+        Codes.INVALID_ARGS,
+        `execute(): the call's "agent" must be a string (got ${kindOf(agent)}).`,
+      );
+    }
+    if (signal !== undefined && !isSignal(signal)) {
+      return fail(
+        seen,
+        Codes.INVALID_ARGS,
+        `execute(): the call's "signal" must be an AbortSignal (got ${kindOf(signal)}).`,
+      );
+    }
+    if (signal?.aborted) {
+      return fail(
+        seen,
+        Codes.ABORTED,
+        `The call to tool ${quote(name)} was aborted before it started; nothing ran.`,
+      );
+    }
+    if (args === undefined) args = EMPTY_ARGS;
+    if (!isRecord(args)) {
+      return fail(
+        seen,
+        Codes.INVALID_ARGS,
+        `Tool ${quote(name)}: the arguments must be a JSON object (got ${kindOf(args)})${
+          typeof args === 'string' ? '; parse the JSON text before calling' : ''
+        }. Fix the call and retry.`,
+      );
+    }
+
+    const entry = tools.get(name);
+    if (!entry) {
+      const suggestions = closestNames(name, tools.keys());
+      return fail(
+        seen,
+        Codes.UNKNOWN_TOOL,
+        suggestions.length > 0
+          ? `Unknown tool ${quote(name)}. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call a tool by its exact name.`
+          : `Unknown tool ${quote(name)}: no tool of that name is registered (${tools.size} tools are). Call one of the tools you were given.`,
+        { suggestions },
+      );
+    }
+
+    let checked = validate(entry, callId, args);
+    if (checked instanceof Promise) checked = await checked;
+    if (!('value' in checked)) return { failed: checked, exec: seen };
+
+    const exec: InterceptedExecution = Object.freeze({
+      callId,
+      name,
+      arguments: checked.value as ToolArgs,
+      ...(agent !== undefined && { agent: agent as string }),
+      ...(signal !== undefined && { signal: signal as AbortSignal }),
+      tool: entry.view,
+    });
+    return { raw, entry, exec, signal: signal as AbortSignal | undefined };
+  };
+
+  // ---------------------------------------------------------------- step 5: the body
+
+  const runBody = (state: CallState, exec: InterceptedExecution): Promise<ToolExecutionResult> => {
+    const { entry, signal: caller } = state;
+    const { callId } = exec;
+    if (caller?.aborted) {
+      return Promise.resolve(
+        errorResult(
+          callId,
+          Codes.ABORTED,
+          `The call to tool "${entry.name}" was aborted before the tool ran; nothing ran.`,
+        ),
+      );
+    }
+    return new Promise((resolve) => {
+      const controller = new AbortController();
+      const limit = entry.timeoutMs ?? defaultTimeout;
+      let finished = false;
+      let stopped: ToolErrorCode | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      const stopResult = (): ToolExecutionResult =>
+        stopped === Codes.TIMEOUT
+          ? errorResult(
+              callId,
+              Codes.TIMEOUT,
+              `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
+            )
+          : errorResult(
+              callId,
+              Codes.ABORTED,
+              `The call to tool "${entry.name}" was aborted by the caller.`,
+            );
+      const finish = (result: ToolExecutionResult): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        clearTimeout(graceTimer);
+        caller?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const stop = (code: ToolErrorCode, reason: unknown): void => {
+        if (stopped || finished) return;
+        stopped = code;
+        clearTimeout(timer);
+        graceTimer = setTimeout(() => finish(stopResult()), grace);
+        graceTimer.unref?.();
+        controller.abort(reason);
+      };
+      const onAbort = (): void => stop(Codes.ABORTED, caller?.reason);
+      caller?.addEventListener('abort', onAbort, { once: true });
+      if (limit > 0 && Number.isFinite(limit)) {
+        timer = setTimeout(
+          () =>
+            stop(
+              Codes.TIMEOUT,
+              new DOMException(`Tool "${entry.name}" timed out after ${limit} ms`, 'TimeoutError'),
+            ),
+          limit,
+        );
+        timer.unref?.();
+      }
+
+      const bodyExec = Object.freeze({ ...exec, signal: controller.signal });
+      let pending: Promise<unknown>;
+      try {
+        pending = Promise.resolve(entry.execute(exec.arguments, bodyExec));
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      const late = (error: unknown) =>
+        report(error, { kind: 'late-settlement', tool: entry.name, callId });
+      pending.then(
+        (output) => {
+          if (finished) {
+            late(
+              new Error(
+                `Tool "${entry.name}" returned after its call had already resolved ${stopped ?? 'as finished'}; the output was discarded.`,
+              ),
+            );
+            return;
+          }
+          // A success that arrives within the grace after an abort or timeout is kept: the work
+          // happened, and the transcript must not claim otherwise.
+          finish(resultFromOutput(entry.name, callId, output));
+        },
+        (error) => {
+          if (finished) {
+            late(error);
+            return;
+          }
+          if (stopped) {
+            finish(stopResult());
+            return;
+          }
+          const coded = asToolError(error);
+          finish(
+            coded
+              ? errorResult(callId, coded.code, coded.message, coded.details)
+              : errorResult(
+                  callId,
+                  Codes.TOOL_ERROR,
+                  `Tool "${entry.name}" failed: ${messageOf(error)}`,
+                ),
+          );
+        },
+      );
+    });
+  };
+
+  // ---------------------------------------------------------------- step 5–6: interceptors
+
+  /** Validates an interceptor's rewrite; a changed callId or name is misuse (fail closed). */
+  const rewrite = async (
+    state: CallState,
+    exec: InterceptedExecution,
+    changed: unknown,
+    interceptor: string,
+  ): Promise<InterceptedExecution | ToolExecutionResult> => {
+    let callId: unknown;
+    let name: unknown;
+    let args: unknown;
+    let agent: unknown;
+    try {
+      if (!isRecord(changed))
+        throw new TypeError(`next() was given ${kindOf(changed)}, not an execution`);
+      callId = changed.callId;
+      name = changed.name;
+      args = changed.arguments;
+      agent = changed.agent;
+    } catch (error) {
+      return misuse(
+        state,
+        exec,
+        interceptor,
+        `passed an unreadable execution to next() (${messageOf(error)})`,
+      );
+    }
+    if (callId !== exec.callId || name !== exec.name) {
+      return misuse(
+        state,
+        exec,
+        interceptor,
+        'changed the callId or the tool name in next(); only arguments and agent may change',
+      );
+    }
+    if (agent !== undefined && typeof agent !== 'string') {
+      return misuse(
+        state,
+        exec,
+        interceptor,
+        `set "agent" to ${kindOf(agent)} in next(); it must be a string`,
+      );
+    }
+    if (!isRecord(args)) {
+      return invalidArgs(
+        exec.callId,
+        state.entry.name,
+        {
+          violations: [{ path: '', message: `must be a JSON object (got ${kindOf(args)})` }],
+          more: 0,
+        },
+        `interceptor "${interceptor}" rewrote the arguments, and they are invalid`,
+      );
+    }
+    let checked = validate(
+      state.entry,
+      exec.callId,
+      args,
+      `interceptor "${interceptor}" rewrote the arguments, and they are invalid`,
+    );
+    if (checked instanceof Promise) checked = await checked;
+    if (!('value' in checked)) return checked;
+    const next: InterceptedExecution = Object.freeze({
+      callId: exec.callId,
+      name: exec.name,
+      arguments: checked.value as ToolArgs,
+      ...(agent !== undefined && { agent: agent as string }),
+      ...(exec.signal !== undefined && { signal: exec.signal }),
+      tool: exec.tool,
+    });
+    state.effective = checked.value;
+    calls.set(next, state);
+    return next;
+  };
+
+  const misuse = (
+    state: CallState,
+    exec: InterceptedExecution,
+    interceptor: string,
+    what: string,
+  ): ToolExecutionResult => {
+    const result = errorResult(
+      exec.callId,
+      Codes.INTERCEPTOR_ERROR,
+      `Interceptor "${interceptor}" ${what}; the call to tool "${exec.name}" fails closed.`,
+    );
+    state.misuse ??= result;
+    return result;
+  };
+
+  const use = (interceptor: Interceptor, options: InterceptorOptions = {}): (() => void) => {
+    if (typeof interceptor !== 'function') {
+      throw new TypeError(
+        `use(): an interceptor must be a function (exec, next) => result (got ${kindOf(interceptor)}).`,
+      );
+    }
+    const priority = options.priority ?? 0;
+    if (typeof priority !== 'number' || Number.isNaN(priority)) {
+      throw new TypeError(`use(): "priority" must be a number (got ${String(priority)}).`);
+    }
+    interceptorCount++;
+    const name = options.name ?? (interceptor.name || `interceptor #${interceptorCount}`);
+    const listener = async (
+      exec: InterceptedExecution,
+      next: (...args: [InterceptedExecution] | []) => Promise<ToolExecutionResult>,
+    ): Promise<ToolExecutionResult> => {
+      const state = calls.get(exec);
+      if (!state)
+        throw new Error('registry: an execution reached an interceptor without its call state');
+      let nexts = 0;
+      let pending = false;
+      let returnedAlready = false;
+      const guarded: InterceptorNext = (changed) => {
+        nexts++;
+        if (nexts > 1) {
+          return Promise.reject(
+            new Error(misuse(state, exec, name, 'called next() twice').error!.message),
+          );
+        }
+        if (returnedAlready) {
+          return Promise.reject(
+            new Error(
+              misuse(state, exec, name, 'called next() after it had returned').error!.message,
+            ),
+          );
+        }
+        pending = true;
+        const proceed =
+          changed === undefined || changed === exec
+            ? next()
+            : rewrite(state, exec, changed, name).then((outcome) => {
+                if (!calls.has(outcome as InterceptedExecution))
+                  return outcome as ToolExecutionResult;
+                // The interceptor may have given up waiting while the rewrite was validated: the
+                // body must never start after its call has resolved.
+                if (returnedAlready)
+                  return misuse(state, exec, name, 'returned before next() settled');
+                return next(outcome as InterceptedExecution);
+              });
+        return proceed.finally(() => {
+          pending = false;
+        });
+      };
+      let returned: unknown;
+      try {
+        returned = await interceptor(exec, guarded);
+      } catch (error) {
+        returnedAlready = true;
+        const coded = asToolError(error);
+        if (coded) return errorResult(exec.callId, coded.code, coded.message, coded.details);
+        return misuse(state, exec, name, `threw (${messageOf(error)})`);
+      }
+      returnedAlready = true;
+      if (pending) return misuse(state, exec, name, 'returned before next() settled');
+      const copy = copyResult(returned);
+      if (!copy)
+        return misuse(state, exec, name, `returned ${kindOf(returned)} instead of a result`);
+      if (copy.callId !== exec.callId) {
+        return misuse(
+          state,
+          exec,
+          name,
+          `returned the result of another call (${quote(copy.callId)})`,
+        );
+      }
+      return copy;
+    };
+    return chain.use(listener, { name, priority });
+  };
+
+  // ---------------------------------------------------------------- steps 5–7
+
+  const finalize = (result: ToolExecutionResult, exec: ToolExecution): ToolExecutionResult => {
+    const final = freezeResult(result);
+    emitting = { tool: exec.name, callId: exec.callId };
+    try {
+      results.emit(final, exec);
+    } finally {
+      emitting = {};
+    }
+    return final;
+  };
+
+  const dispatch = async (prepared: Prepared): Promise<ToolExecutionResult> => {
+    const { entry, exec, signal } = prepared;
+    if (signal?.aborted) {
+      return finalize(
+        errorResult(
+          exec.callId,
+          Codes.ABORTED,
+          `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
+        ),
+        exec,
+      );
+    }
+    const state: CallState = {
+      entry,
+      original: exec.arguments,
+      effective: exec.arguments,
+      misuse: undefined,
+      signal,
+    };
+    calls.set(exec, state);
+    let result: ToolExecutionResult;
+    try {
+      result =
+        chain.size === 0
+          ? await runBody(state, exec)
+          : await chain.run(exec, (e) => runBody(state, calls.get(e) === state ? e : exec));
+    } catch (error) {
+      result =
+        state.misuse ??
+        (error instanceof WaterfallError
+          ? errorResult(
+              exec.callId,
+              Codes.INTERCEPTOR_ERROR,
+              `Interceptor "${error.listener}" ${
+                error.kind === 'next-twice'
+                  ? 'called next() twice'
+                  : error.kind === 'returned-early'
+                    ? 'returned before next() settled'
+                    : `threw (${messageOf(error.cause ?? error)})`
+              }; the call to tool "${exec.name}" fails closed.`,
+            )
+          : errorResult(
+              exec.callId,
+              Codes.INTERCEPTOR_ERROR,
+              `The interceptors of tool "${exec.name}" failed (${messageOf(error)}); the call fails closed.`,
+            ));
+    }
+    if (state.misuse) result = state.misuse;
+    if (state.effective !== state.original && result.arguments === undefined) {
+      result = {
+        ...result,
+        arguments: Object.freeze({ original: state.original, effective: state.effective }),
+      };
+    }
+    return finalize(result, exec);
+  };
+
+  const execute = async (raw: ToolExecution): Promise<ToolExecutionResult> => {
+    try {
+      const prepared = await prepare(raw);
+      if ('failed' in prepared) return finalize(prepared.failed, prepared.exec);
+      return await dispatch(prepared);
+    } catch (error) {
+      // Unreachable by design; kept so that "never rejects" does not depend on it.
+      return errorResult('', Codes.TOOL_ERROR, `execute(): internal error (${messageOf(error)}).`);
+    }
+  };
+
+  // ---------------------------------------------------------------- executeAll
+
+  const isConcurrencySafe = (prepared: Prepared): boolean => {
+    const hint = prepared.entry.view.hints.concurrencySafe;
+    if (hint === true) return true;
+    if (typeof hint !== 'function') return false;
+    try {
+      return hint(prepared.exec.arguments) === true;
+    } catch {
+      return false;
+    }
+  };
+
+  /** Dispatches a call prepared earlier, re-preparing it if its tool changed in between. */
+  const dispatchFresh = async (prepared: Prepared): Promise<ToolExecutionResult> => {
+    if (tools.get(prepared.entry.name) === prepared.entry && !prepared.signal?.aborted) {
+      return dispatch(prepared);
+    }
+    return execute(prepared.raw as ToolExecution);
+  };
+
+  const executeAll = async (
+    execs: readonly ToolExecution[],
+    options: ExecuteAllOptions = {},
+  ): Promise<ToolExecutionResult[]> => {
+    let list: unknown[];
+    let limit = defaultConcurrency;
+    try {
+      list = Array.from(execs as unknown[]);
+      const wanted = options?.maxConcurrency;
+      if (typeof wanted === 'number' && wanted >= 1) limit = Math.floor(wanted);
+    } catch {
+      return [];
+    }
+    const out: ToolExecutionResult[] = new Array(list.length);
+    let i = 0;
+    let carried: Prepared | Failed | undefined;
+    while (i < list.length) {
+      try {
+        const first = carried ?? (await prepare(list[i]));
+        carried = undefined;
+        if ('failed' in first) {
+          out[i] = finalize(first.failed, first.exec);
+          i++;
+          continue;
+        }
+        if (!isConcurrencySafe(first)) {
+          out[i] = await dispatchFresh(first);
+          i++;
+          continue;
+        }
+        // A run of consecutive concurrency-safe calls; the first call that is not ends it and
+        // waits (prepared) until the run is done.
+        const start = i;
+        const group: Prepared[] = [first];
+        while (i + group.length < list.length) {
+          const candidate = await prepare(list[i + group.length]);
+          if ('failed' in candidate || !isConcurrencySafe(candidate)) {
+            carried = candidate;
+            break;
+          }
+          group.push(candidate);
+        }
+        let cursor = 0;
+        const worker = async (): Promise<void> => {
+          while (cursor < group.length) {
+            const k = cursor++;
+            out[start + k] = await dispatchFresh(group[k]!);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(limit, group.length) }, worker));
+        i += group.length;
+      } catch (error) {
+        out[i] = errorResult(
+          '',
+          Codes.TOOL_ERROR,
+          `executeAll(): internal error (${messageOf(error)}).`,
+        );
+        carried = undefined;
+        i++;
+      }
+    }
+    return out;
+  };
+
+  // ---------------------------------------------------------------- the registry
+
+  function on(event: 'change', listener: (event: ToolChangeEvent) => void): () => void;
+  function on(
+    event: 'result',
+    listener: (result: ToolExecutionResult, exec: ToolExecution) => void,
+  ): () => void;
+  function on(event: string, listener: (...args: never[]) => unknown): () => void {
+    if (typeof listener !== 'function') {
+      throw new TypeError(
+        `on(${quote(String(event))}): the listener must be a function (got ${kindOf(listener)}).`,
+      );
+    }
+    const contained = (...args: unknown[]): void => {
+      const returned = (listener as (...a: unknown[]) => unknown)(...args);
+      if (returned instanceof Promise) {
+        const context = emitting;
+        returned.catch((error: unknown) => report(error, { kind: 'observer', ...context }));
+      }
+    };
+    if (event === 'change') return changes.on(contained as (e: ToolChangeEvent) => void);
+    if (event === 'result')
+      return results.on(contained as (r: ToolExecutionResult, e: ToolExecution) => void);
+    throw new TypeError(`on(${quote(String(event))}): unknown event; use "change" or "result".`);
+  }
+
+  return {
+    register,
+    get: (name) => (typeof name === 'string' ? tools.get(name)?.definition : undefined),
+    has: (name) => typeof name === 'string' && tools.has(name),
+    schemas: () => {
+      schemaCache ??= Object.freeze(Array.from(tools.values(), (entry) => entry.schema));
+      return schemaCache;
+    },
+    execute,
+    executeAll,
+    use,
+    on,
+  };
+}

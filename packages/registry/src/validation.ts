@@ -1,0 +1,191 @@
+import type { ObjectJsonSchema, ToolInputValidator } from '@dsh-tools/protocol';
+import { Ajv as Ajv07, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { kindOf } from './describe';
+import { MAX_VIOLATIONS, pointerSegment, type Violation } from './json-check';
+
+/** The outcome of validating arguments: the value to run with, or every problem found. */
+export type ArgsCheck =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly violations: readonly Violation[]; readonly more: number };
+
+/** A compiled `parameters` schema. */
+export type CompiledSchema = (args: unknown) => ArgsCheck;
+
+/**
+ * One shared engine per JSON Schema dialect, made on first use. Sharing matters: a new Ajv costs
+ * milliseconds (it compiles its meta-schemas), a compile on a shared one a fraction of that.
+ *
+ * - `strict: false`: MCP servers send keywords and formats no validator knows; they are ignored,
+ *   not refused.
+ * - `allErrors: true`: a model fixes every problem in one retry only if it hears of all of them.
+ * - `ownProperties: true`: `required: ["constructor"]` must not be satisfied by
+ *   `Object.prototype.constructor`, and inherited keys are never validated as arguments.
+ * - `addUsedSchema: false`: two servers' schemas with the same `$id` must not collide.
+ * - `validateSchema: false` and `code.optimize: false`: measured, these halve compile time
+ *   (0.6 ms → 0.3 ms for a typical tool) without slowing validation; a schema that is invalid
+ *   still fails to compile and is reported.
+ * - `verbose: true`: errors carry the offending value, so messages say what was sent.
+ * - No `useDefaults`, `coerceTypes` or `removeAdditional`: validation never mutates arguments.
+ */
+const engineOptions = (): Options => ({
+  strict: false,
+  allErrors: true,
+  ownProperties: true,
+  addUsedSchema: false,
+  validateSchema: false,
+  verbose: true,
+  code: { optimize: false },
+  logger: {
+    log: () => {},
+    warn: (...args: unknown[]) => warnSink?.(args.join(' ')),
+    error: () => {},
+  },
+});
+
+type Engine = InstanceType<typeof Ajv07>;
+let warnSink: ((message: string) => void) | undefined;
+let draft07: Engine | undefined;
+let draft2019: Engine | undefined;
+let draft2020: Engine | undefined;
+
+const withFormats = <E extends Engine>(engine: E): E => {
+  addFormats(engine);
+  return engine;
+};
+const getDraft07 = (): Engine => {
+  draft07 ??= withFormats(new Ajv07(engineOptions()));
+  return draft07;
+};
+const getDraft2019 = (): Engine => {
+  draft2019 ??= withFormats(new Ajv2019(engineOptions()));
+  return draft2019;
+};
+const getDraft2020 = (): Engine => {
+  draft2020 ??= withFormats(new Ajv2020(engineOptions()));
+  return draft2020;
+};
+
+/**
+ * Which engines to try, in order, for a schema's `$schema`. Without one, 2020-12 (the MCP
+ * default dialect) is tried first and draft-07 (what most generators still emit) second.
+ */
+const enginesFor = (schema: ObjectJsonSchema): (() => Engine)[] => {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (/draft-0[4-7]/.test(dialect)) return [getDraft07, getDraft2020];
+  if (dialect.includes('2019-09')) return [getDraft2019, getDraft2020];
+  return [getDraft2020, getDraft07];
+};
+
+/** A compiled schema, and how to release it from its engine's cache when the tool goes away. */
+export interface Compiled {
+  readonly validate: CompiledSchema;
+  readonly release: () => void;
+}
+
+/**
+ * Compiles a tool's `parameters`. Returns `undefined` when no engine can compile the schema
+ * (an unknown `$ref`, an invalid regular expression, a malformed keyword): the caller then skips
+ * validation for that tool and reports why, instead of refusing every call to it. Warnings the
+ * engine raises while compiling (say, an unknown format that it will ignore) go to `warn`.
+ */
+export const compileParameters = (
+  schema: ObjectJsonSchema,
+  warn: (message: string) => void,
+): Compiled | { readonly error: string } => {
+  const failures: string[] = [];
+  const previousSink = warnSink;
+  warnSink = warn;
+  try {
+    for (const getEngine of enginesFor(schema)) {
+      const engine = getEngine();
+      let fn: ValidateFunction;
+      try {
+        fn = engine.compile(schema);
+      } catch (error) {
+        engine.removeSchema(schema);
+        failures.push(error instanceof Error ? error.message : String(error));
+        continue;
+      }
+      return { validate: wrapAjv(fn), release: () => engine.removeSchema(schema) };
+    }
+  } finally {
+    warnSink = previousSink;
+  }
+  return { error: failures[0] ?? 'the schema could not be compiled' };
+};
+
+const wrapAjv =
+  (fn: ValidateFunction): CompiledSchema =>
+  (args) => {
+    if (fn(args)) return { ok: true, value: args };
+    const errors = fn.errors ?? [];
+    const violations: Violation[] = [];
+    for (let i = 0; i < errors.length && i < MAX_VIOLATIONS; i++) {
+      violations.push(fromAjv(errors[i]!));
+    }
+    return { ok: false, violations, more: Math.max(0, errors.length - MAX_VIOLATIONS) };
+  };
+
+const MAX_LISTED = 10;
+
+/** One Ajv error in the words a model understands, pointing at the argument itself. */
+const fromAjv = (error: ErrorObject): Violation => {
+  const params = error.params as Record<string, unknown>;
+  const at = error.instancePath;
+  switch (error.keyword) {
+    case 'required':
+      return {
+        path: `${at}/${pointerSegment(String(params.missingProperty))}`,
+        message: 'is required',
+      };
+    case 'additionalProperties':
+      return {
+        path: `${at}/${pointerSegment(String(params.additionalProperty))}`,
+        message: 'is not a parameter of this tool; remove it',
+      };
+    case 'unevaluatedProperties':
+      return {
+        path: `${at}/${pointerSegment(String(params.unevaluatedProperty))}`,
+        message: 'is not allowed here; remove it',
+      };
+    case 'type':
+      return { path: at, message: `must be ${String(params.type)} (got ${kindOf(error.data)})` };
+    case 'enum': {
+      const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
+      const listed = allowed.slice(0, MAX_LISTED).map((v) => JSON.stringify(v));
+      if (allowed.length > MAX_LISTED) listed.push(`and ${allowed.length - MAX_LISTED} more`);
+      return { path: at, message: `must be one of ${listed.join(', ')}` };
+    }
+    default:
+      return { path: at, message: error.message ?? `does not satisfy "${error.keyword}"` };
+  }
+};
+
+/**
+ * Runs a Standard Schema validator (zod, valibot, arktype, …). Its output value, which may be
+ * transformed (defaults filled in, strings coerced), is what interceptors and the body receive.
+ */
+export const runStandardSchema = async (
+  validator: ToolInputValidator<unknown>,
+  args: unknown,
+): Promise<ArgsCheck> => {
+  let outcome = validator['~standard'].validate(args);
+  if (outcome instanceof Promise) outcome = await outcome;
+  if (!outcome.issues) return { ok: true, value: outcome.value };
+  const issues = Array.from(outcome.issues);
+  const violations = issues.slice(0, MAX_VIOLATIONS).map(
+    (issue): Violation => ({
+      path: (issue.path ?? [])
+        .map((segment) => {
+          const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+          return `/${pointerSegment(typeof key === 'symbol' ? key.toString() : (key as string | number))}`;
+        })
+        .join(''),
+      message: String(issue.message),
+    }),
+  );
+  return { ok: false, violations, more: Math.max(0, issues.length - MAX_VIOLATIONS) };
+};
