@@ -10,10 +10,13 @@
 //   FAULT_PAGE_SIZE=N       tools/list pages of N tools (default 100)
 //   FAULT_WEIRD_NAMES=1     tools whose names clash once normalized (a.b, a_b, a b, long ones)
 //   FAULT_LIST_FAIL_AFTER=N the (N+1)th and later tools/list fail with a JSON-RPC error
+//   FAULT_EXIT_IF_FILE=path behave like FAULT_START=exit while that file exists (failing restarts)
+//   FAULT_PORT=N            http mode: listen on this port (default: ephemeral)
 //
 // In http mode it listens on 127.0.0.1 on an ephemeral port and prints `PORT=<n>` on stdout.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -31,7 +34,7 @@ const env = process.env;
 const TINY_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-const stats = { toolsList: 0, cancelled: 0, calls: 0 };
+const stats = { toolsList: 0, listings: 0, cancelled: 0, calls: 0 };
 const grandchildren = [];
 
 function baseTools() {
@@ -137,6 +140,7 @@ function makeServer() {
     }
     const all = currentTools();
     const start = request.params?.cursor ? Number(request.params.cursor) : 0;
+    if (start === 0) stats.listings++;
     const page = all.slice(start, start + pageSize);
     const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
     return next === undefined ? { tools: page } : { tools: page, nextCursor: next };
@@ -293,12 +297,12 @@ async function start() {
     }
     await transport.handleRequest(req, res, body);
   });
-  http.listen(0, '127.0.0.1', () => {
+  http.listen(Number(env.FAULT_PORT ?? 0), '127.0.0.1', () => {
     process.stdout.write(`PORT=${http.address().port}\n`);
   });
 }
 
-if (env.FAULT_START === 'exit') {
+if (env.FAULT_START === 'exit' || (env.FAULT_EXIT_IF_FILE && existsSync(env.FAULT_EXIT_IF_FILE))) {
   process.stderr.write('fault-server: starting\n');
   process.stderr.write('fault-server: cannot open database /nonexistent/db.sqlite\n');
   process.stderr.write('fault-server: fatal: giving up\n');
