@@ -743,6 +743,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let carried: Prepared | Failed | undefined;
     while (i < list.length) {
       try {
+        // A call carried over from the end of a run was already classified as not safe.
+        const wasCarried = carried !== undefined;
         const first = carried ?? (await prepare(list[i]));
         carried = undefined;
         if ('failed' in first) {
@@ -750,7 +752,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
           i++;
           continue;
         }
-        if (!isConcurrencySafe(first)) {
+        if (wasCarried || !isConcurrencySafe(first)) {
           out[i] = await dispatchFresh(first);
           i++;
           continue;
