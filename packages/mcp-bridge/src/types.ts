@@ -58,6 +58,7 @@ export interface McpStdioServerConfig extends McpServerConfigBase {
   /** Added to a safe default environment (PATH, HOME, USER, SHELL, TERM, LOGNAME). */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  readonly url?: never;
 }
 
 /** A server reached over Streamable HTTP. */
@@ -65,6 +66,7 @@ export interface McpHttpServerConfig extends McpServerConfigBase {
   readonly url: string | URL;
   /** Sent with every request (an `Authorization` header, say). */
   readonly headers?: Readonly<Record<string, string>>;
+  readonly command?: never;
 }
 
 /** How to reach one MCP server: stdio (`command`) or Streamable HTTP (`url`). */

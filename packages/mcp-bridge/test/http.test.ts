@@ -1,0 +1,127 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { connectMcpServer, type McpServerHandle, type McpStatusEvent } from '../src/index';
+import {
+  call,
+  FAULT_SERVER,
+  type HttpServer,
+  newRegistry,
+  startHttpServer,
+  text,
+  until,
+} from './helpers';
+
+const handles: McpServerHandle[] = [];
+const servers: HttpServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(handles.splice(0).map((h) => h.close()));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+async function faultHttp(env: Record<string, string> = {}): Promise<HttpServer> {
+  const server = await startHttpServer([FAULT_SERVER, 'http'], env);
+  servers.push(server);
+  return server;
+}
+
+describe('Streamable HTTP, fault server', () => {
+  it('discovers, calls and maps content over HTTP', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      headers: { 'x-test': 'yes' },
+      onError: () => {},
+    });
+    handles.push(handle);
+    expect(handle.pid).toBeUndefined();
+    expect(registry.get('mcp__web__echo')?.source).toEqual({
+      kind: 'mcp',
+      server: 'web',
+      tool: 'echo',
+    });
+    expect(text(await call(registry, 'mcp__web__echo', { text: 'over http' }))).toBe('over http');
+    const all = await call(registry, 'mcp__web__all-content');
+    expect(all.content.map((b) => b.type)).toEqual([
+      'text',
+      'image',
+      'audio',
+      'resource_link',
+      'resource',
+      'resource',
+    ]);
+  });
+
+  it('follows tools/list_changed over HTTP', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      onError: () => {},
+    });
+    handles.push(handle);
+    await call(registry, 'mcp__web__set-tools', { add: ['late'] });
+    await until(() => registry.get('mcp__web__late') !== undefined);
+  });
+
+  it('survives a dropped session: the next call re-initializes and goes through', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const statuses: McpStatusEvent[] = [];
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
+      onError: () => {},
+    });
+    handles.push(handle);
+    handle.on('status', (e) => statuses.push(e));
+    await call(registry, 'mcp__web__drop-sessions');
+    // Give the server time to forget the session.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await call(registry, 'mcp__web__echo', { text: 'again' });
+    expect(after.isError).toBe(false);
+    expect(text(after)).toBe('again');
+    expect(statuses.map((e) => e.status)).toEqual(['reconnecting', 'connected']);
+  });
+
+  it('fails fast while the server is down, and reconnects when it is back on the same port', async () => {
+    const first = await faultHttp();
+    const registry = newRegistry();
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: first.url,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 100 },
+      onError: () => {},
+    });
+    handles.push(handle);
+    await first.stop();
+    const down = await call(registry, 'mcp__web__echo', { text: 'x' });
+    expect(down.error?.code).toBe('UNAVAILABLE');
+    expect(registry.get('mcp__web__echo')).toBeDefined();
+    await until(() => handle.status === 'reconnecting');
+    const again = await call(registry, 'mcp__web__echo', { text: 'x' });
+    expect(again.error?.code).toBe('UNAVAILABLE');
+    expect(again.error?.message).toContain('reconnecting');
+    await faultHttp({ FAULT_PORT: String(first.port) });
+    await until(() => handle.status === 'connected', 500);
+    expect(text(await call(registry, 'mcp__web__echo', { text: 'back' }))).toBe('back');
+  });
+
+  it('reports an unreachable URL at connect', async () => {
+    const server = await faultHttp();
+    const port = server.port;
+    await server.stop();
+    const error = await connectMcpServer(newRegistry(), {
+      name: 'web',
+      url: `http://127.0.0.1:${port}/mcp`,
+      startupTimeoutMs: 2000,
+    }).catch((e) => e);
+    expect(error.message).toContain('MCP server "web"');
+    expect(error.message).toContain('Check that the server is running');
+  });
+});
