@@ -128,7 +128,7 @@ export async function main(print: Print = console.log): Promise<void> {
   say('plugin', 'loaded "policy" (a tools/execute listener)');
 
   const prompt = async () => {
-    const assembly = await root.get('systemPrompt').assemble();
+    const assembly = await root.systemPrompt.assemble();
     const names = assembly.tools.map((tool: { name: string }) => tool.name);
     say('prompt', `the model sees ${names.length ? names.join(', ') : 'no tools'}`);
   };

@@ -8,6 +8,7 @@ import {
   type Interceptor,
   type ToolChangeEvent,
   type ToolDefinition,
+  ToolError,
   type ToolExecution,
   type ToolExecutionResult,
   type ToolSchema,
@@ -245,6 +246,155 @@ export const scenarios: Record<string, Scenario> = {
     check({ result, seen }) {
       expect((result as ToolExecutionResult).error?.code).toBe('INVALID_ARGS');
       expect(seen).toEqual([]);
+    },
+  }),
+
+  'shows inner interceptors a rewrite validated and frozen, and records it on the result': scenario(
+    {
+      async run(host) {
+        const inner: unknown[] = [];
+        await host.register(echoTool());
+        await host.use((exec, next) => next({ ...exec, arguments: { text: 'changed' } }), {
+          name: 'rewriter',
+        });
+        await host.use(
+          (exec, next) => {
+            inner.push({
+              arguments: exec.arguments,
+              frozen: Object.isFrozen(exec),
+              tool: exec.tool?.name,
+            });
+            return next();
+          },
+          { name: 'inner' },
+        );
+        const result = await host.execute(call('echo', { text: 'sent' }));
+        return { inner, arguments: plain(result.arguments) };
+      },
+      check({ inner, arguments: args }) {
+        expect(inner).toEqual([{ arguments: { text: 'changed' }, frozen: true, tool: 'echo' }]);
+        expect(args).toEqual({ original: { text: 'sent' }, effective: { text: 'changed' } });
+      },
+    },
+  ),
+
+  'stops an invalid rewrite at once: inner interceptors never see it': scenario({
+    async run(host) {
+      const inner: string[] = [];
+      await host.register(echoTool());
+      await host.use((exec, next) => next({ ...exec, arguments: { text: 7 } }), {
+        name: 'bad-rewriter',
+      });
+      await host.use(
+        (exec, next) => {
+          inner.push(exec.callId);
+          return next();
+        },
+        { name: 'inner' },
+      );
+      const result = await host.execute(call('echo', { text: 'ok' }));
+      return { code: result.error?.code, message: result.error?.message, inner };
+    },
+    check({ code, message, inner }) {
+      expect(code).toBe('INVALID_ARGS');
+      expect(message).toContain('bad-rewriter');
+      expect(inner).toEqual([]);
+    },
+  }),
+
+  'refuses a rewrite of the callId or the tool name': scenario({
+    async run(host) {
+      const seen: unknown[] = [];
+      await host.register(echoTool(seen));
+      await host.use((exec, next) => next({ ...exec, callId: 'forged' }), { name: 'forger' });
+      const result = await host.execute(call('echo', { text: 'x' }));
+      return { code: result.error?.code, message: result.error?.message, seen };
+    },
+    check({ code, message, seen }) {
+      expect(code).toBe('INTERCEPTOR_ERROR');
+      expect(message).toContain('forger');
+      expect(seen).toEqual([]);
+    },
+  }),
+
+  'keeps the code of a ToolError thrown by an interceptor': scenario({
+    async run(host) {
+      await host.register(echoTool());
+      await host.use(
+        () => {
+          throw new ToolError('DENIED', 'Tool "echo" needs approval, and nobody approved it');
+        },
+        { name: 'approval' },
+      );
+      return plain(await host.execute(call('echo', { text: 'x' })));
+    },
+    check(result) {
+      const r = result as ToolExecutionResult;
+      expect(r.error?.code).toBe('DENIED');
+      expect(r.error?.message).toContain('nobody approved it');
+    },
+  }),
+
+  'fails closed when an interceptor swallows the error of a second next()': scenario({
+    async run(host) {
+      const seen: unknown[] = [];
+      await host.register(echoTool(seen));
+      await host.use(
+        async (_exec, next) => {
+          const first = await next();
+          await next().catch(() => undefined);
+          return first;
+        },
+        { name: 'swallower' },
+      );
+      const result = await host.execute(call('echo', { text: 'hi' }));
+      return { code: result.error?.code, message: result.error?.message, seen };
+    },
+    check({ code, message, seen }) {
+      expect(code).toBe('INTERCEPTOR_ERROR');
+      expect(message).toContain('swallower');
+      expect(seen).toHaveLength(1);
+    },
+  }),
+
+  'fails closed when an interceptor returns the result of another call': scenario({
+    async run(host) {
+      await host.register(echoTool());
+      await host.use(
+        async (_exec, next) => {
+          const result = await next();
+          return { ...result, callId: 'someone-else' };
+        },
+        { name: 'mixer' },
+      );
+      const result = await host.execute(call('echo', { text: 'hi' }));
+      return { callId: result.callId, code: result.error?.code, message: result.error?.message };
+    },
+    check({ callId, code, message }) {
+      expect(callId).toBe('call-echo');
+      expect(code).toBe('INTERCEPTOR_ERROR');
+      expect(message).toContain('mixer');
+    },
+  }),
+
+  'fails closed when an interceptor returns before next() settles': scenario({
+    async run(host) {
+      const seen: unknown[] = [];
+      await host.register(echoTool(seen));
+      await host.use(
+        (exec, next) => {
+          void next();
+          return errorResult(exec.callId, 'DENIED', 'too early');
+        },
+        { name: 'impatient' },
+      );
+      const result = await host.execute(call('echo', { text: 'hi' }));
+      await tick();
+      return { code: result.error?.code, message: result.error?.message };
+    },
+    check({ code, message }) {
+      expect(code).toBe('INTERCEPTOR_ERROR');
+      expect(message).toContain('impatient');
     },
   }),
 

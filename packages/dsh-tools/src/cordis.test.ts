@@ -347,14 +347,14 @@ describe('lifecycle', () => {
 
 describe('system-prompt feed', () => {
   const names = async (root: Context) =>
-    (await root.get('systemPrompt').assemble()).tools.map((t: { name: string }) => t.name);
+    (await root.systemPrompt.assemble()).tools.map((t: { name: string }) => t.name);
 
   it('feeds registered tools to ctx.systemPrompt and drops a disposed plugin’s tools', async () => {
     const root = new Context();
     await root.plugin(SystemPrompt, {});
     await root.plugin(ToolRegistry);
     const fiber = await root.plugin(toolPlugin(['read_file', 'grep']));
-    const assembly = await root.get('systemPrompt').assemble();
+    const assembly = await root.systemPrompt.assemble();
     expect(assembly.tools).toEqual([
       {
         name: 'grep',

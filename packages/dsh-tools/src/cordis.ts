@@ -12,11 +12,11 @@ import type {
 import {
   createToolRegistry,
   type ExecuteAllOptions,
+  type InterceptorOptions,
   type RegistryErrorInfo,
   type ToolRegistry as StandaloneToolRegistry,
   type ToolRegistryOptions,
 } from '@dsh-tools/registry';
-import { type ChainEntry, runChain } from '@dsh-tools/waterfall';
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -40,9 +40,6 @@ declare module '@deepseek-ai/cordis' {
   }
 }
 
-/** Options of the {@link ToolRegistry} plugin: those of the standalone registry. */
-export interface ToolRegistryConfig extends ToolRegistryOptions {}
-
 /**
  * What the service reports to `onError`: the registry's info, plus the plugin whose
  * `tools/result` or `tools/change` listener failed.
@@ -52,10 +49,12 @@ export interface CordisRegistryErrorInfo extends RegistryErrorInfo {
   readonly listener?: string;
 }
 
-/** Options of {@link ToolRegistry.use}. */
-export interface ToolRegistryUseOptions {
-  readonly name?: string;
-  readonly priority?: number;
+/**
+ * Options of the {@link ToolRegistry} plugin: those of the standalone registry. Without
+ * `onError`, contained failures go to the cordis logger `tools`.
+ */
+export interface ToolRegistryConfig extends Omit<ToolRegistryOptions, 'onError'> {
+  readonly onError?: (error: unknown, info: CordisRegistryErrorInfo) => void;
 }
 
 /** The part of `ctx.systemPrompt` the service uses; typed here so cordis apps without it compile. */
@@ -63,12 +62,18 @@ interface SystemPromptLike {
   tools(provider: () => { readonly schemas: readonly ToolSchema[] }): () => void;
 }
 
-type Listener = (...args: never[]) => unknown;
-
-interface Named {
-  readonly listener: Listener;
-  readonly name: string;
+/** A cordis `tools/execute` listener and its registration as a registry interceptor. */
+interface Mirror {
+  readonly hook: Hook;
+  readonly dispose: () => void;
 }
+
+/**
+ * The priority of the mirrored cordis listeners: the smallest number above 0, so that they run
+ * outside every `use()` interceptor of priority 0 or less and inside every higher one, whenever
+ * either was added.
+ */
+const CORDIS_PRIORITY = Number.MIN_VALUE;
 
 const EXECUTE = 'tools/execute';
 const RESULT = 'tools/result';
@@ -110,8 +115,10 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
   private readonly registry: StandaloneToolRegistry;
   /** Where contained listener failures go. */
   private readonly report: (error: unknown, info: CordisRegistryErrorInfo) => void;
-  /** cordis's listener table (shared by every context of the application). */
+  /** cordis's listener table (one per application, shared by every context). */
   private readonly hooks: Record<string, Hook[] | undefined>;
+  /** The `tools/execute` listeners as registered in the registry, in cordis order. */
+  private readonly mirror: { current: readonly Mirror[] } = { current: [] };
 
   constructor(ctx: Context, config: ToolRegistryConfig = {}) {
     super(ctx, 'tools');
@@ -139,13 +146,10 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     };
     this.registry = createToolRegistry({ ...config, onError: this.report });
     this.hooks = ctx.root.events._hooks as Record<string, Hook[] | undefined>;
-
-    // The single seam into the standalone pipeline: it runs the cordis `tools/execute` listeners
-    // through @dsh-tools/waterfall, never through ctx.waterfall (which passes nothing through
-    // next(), reruns the base on a second next() and has no misuse checks).
-    this.registry.use((exec, next) => this.intercept(exec, next), { name: 'cordis:tools/execute' });
     this.registry.on('result', (result, exec) => this.notify(RESULT, [result, exec], exec));
     this.registry.on('change', (event) => this.notify(CHANGE, [event], undefined));
+    // When the service goes, so do the interceptors it mirrored into other plugins' fibers.
+    ctx.effect(() => () => this.unmirror(), 'ctx.tools: tools/execute mirror');
 
     // A child fiber that exists while a system-prompt service does: it follows that service when
     // it is loaded late or replaced, and the provider is evaluated at every assembly.
@@ -183,8 +187,12 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     return this.registry.schemas();
   }
 
-  /** Runs one call through `tools/execute`. Never throws or rejects: every outcome is a result. */
+  /**
+   * Runs one call through the `tools/execute` listeners (those registered when it starts) and
+   * every `use()` interceptor. Never throws or rejects: every outcome is a result.
+   */
   execute(exec: ToolExecution): Promise<ToolExecutionResult> {
+    this.sync();
     return this.registry.execute(exec);
   }
 
@@ -193,20 +201,22 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     execs: readonly ToolExecution[],
     options?: ExecuteAllOptions,
   ): Promise<ToolExecutionResult[]> {
+    this.sync();
     return this.registry.executeAll(execs, options);
   }
 
   /**
    * Adds an interceptor with a priority (higher runs outer), for as long as the calling plugin
-   * lives. The cordis `tools/execute` listeners run together at priority 0, registered first, so
-   * they run outside every `use()` interceptor of priority 0 or less.
+   * lives. The cordis `tools/execute` listeners run just above priority 0: outside every `use()`
+   * interceptor of priority 0 or less, inside every higher one.
    */
-  use(interceptor: Interceptor, options: ToolRegistryUseOptions = {}): () => void {
+  use(interceptor: Interceptor, options: InterceptorOptions = {}): () => void {
     const registry = this.registry;
-    const fiber = this.ctx.fiber;
     const name =
       options.name ??
-      (typeof interceptor === 'function' && interceptor.name ? interceptor.name : fiber.name);
+      (typeof interceptor === 'function' && interceptor.name
+        ? interceptor.name
+        : this.ctx.fiber.name);
     return this.ctx.effect(
       () => registry.use(interceptor, { ...options, name }),
       `ctx.tools.use(${JSON.stringify(name)})`,
@@ -220,52 +230,74 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     listener: (result: ToolExecutionResult, exec: ToolExecution) => void,
   ): () => void;
   on(event: 'change' | 'result', listener: (...args: never[]) => void): () => void {
-    const registry = this.registry as {
+    const registry = this.registry as unknown as {
       on(event: string, listener: (...args: never[]) => void): () => void;
     };
     return this.ctx.effect(() => registry.on(event, listener), `ctx.tools.on(${event})`);
   }
 
   /**
-   * The listeners of a cordis event, in cordis order, that this service's isolation scope sees:
-   * the same selection `ctx.emit(service, name)` makes, taken from cordis's listener table because
-   * a chain needs each listener's plugin name for its error messages.
+   * The hooks of a cordis event that this service's isolation scope sees, in cordis order: the
+   * selection `ctx.emit(service, event)` makes, read from cordis's listener table because the
+   * registry needs each listener's plugin name for its error messages.
    */
-  private listeners(event: string): Named[] {
+  private visible(event: string): Hook[] {
     const hooks = this.hooks[event];
     if (hooks === undefined || hooks.length === 0) return [];
     const label = this.ctx[Context.isolate].tools;
-    const selected: Named[] = [];
-    for (const hook of hooks) {
-      if (!hook.global && hook.ctx[Context.isolate].tools !== label) continue;
-      selected.push({ listener: hook.callback, name: hook.ctx.fiber.name });
-    }
-    return selected;
+    return hooks.filter((hook) => hook.global || hook.ctx[Context.isolate].tools === label);
   }
 
-  /** The registry interceptor that runs the `tools/execute` listeners of this call's moment. */
-  private intercept(
-    exec: InterceptedExecution,
-    next: InterceptorNext,
-  ): Promise<ToolExecutionResult> {
-    const listeners = this.listeners(EXECUTE);
-    if (listeners.length === 0) return next();
-    const chain = listeners as unknown as ChainEntry<[InterceptedExecution], ToolExecutionResult>[];
-    return runChain(chain, [exec], (given) => (given === exec ? next() : next(given)));
+  /**
+   * Brings the registry's copy of the `tools/execute` listeners up to date with cordis's table.
+   *
+   * Each listener is registered with the registry's own `use()`, so it gets exactly the checks of
+   * a standalone interceptor (rewrites validated at each step, `ToolError` codes kept, misuse
+   * failing closed and named). The registration is an effect of the listener's own fiber, so it
+   * goes with its plugin even before the next call notices.
+   */
+  private sync(): void {
+    const hooks = this.visible(EXECUTE);
+    const mirrored = this.mirror.current;
+    if (hooks.length === mirrored.length && hooks.every((hook, i) => mirrored[i]?.hook === hook)) {
+      return;
+    }
+    this.unmirror();
+    this.mirror.current = hooks.map((hook) => ({ hook, dispose: this.adopt(hook) }));
+  }
+
+  /** Registers one cordis listener as a registry interceptor; returns its disposer. */
+  private adopt(hook: Hook): () => void {
+    const registry = this.registry;
+    const interceptor = hook.callback as Interceptor;
+    const name = hook.ctx.fiber.name;
+    const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
+    try {
+      return hook.ctx.fiber.effect(use, 'ctx.tools: tools/execute listener');
+    } catch {
+      // The listener's fiber is unloading and its hook not removed yet: it still applies to this
+      // call (a policy must never silently lapse), and the next call drops it.
+      return use();
+    }
+  }
+
+  private unmirror(): void {
+    const mirrored = this.mirror.current;
+    this.mirror.current = [];
+    for (const { dispose } of mirrored) dispose();
   }
 
   /** Calls every listener of a notification; one that throws or rejects never stops the others. */
   private notify(event: string, args: unknown[], exec: ToolExecution | undefined): void {
-    const listeners = this.listeners(event);
-    for (const { listener, name } of listeners) {
+    for (const hook of this.visible(event)) {
       const fail = (error: unknown) =>
         this.report(error, {
           kind: 'observer',
           ...(exec === undefined ? {} : { tool: exec.name, callId: exec.callId }),
-          listener: name,
+          listener: hook.ctx.fiber.name,
         });
       try {
-        const returned = (listener as (...a: unknown[]) => unknown)(...args);
+        const returned: unknown = hook.callback(...args);
         if (isThenable(returned)) Promise.resolve(returned).catch(fail);
       } catch (error) {
         fail(error);

@@ -1,11 +1,20 @@
 import { fileURLToPath } from 'node:url';
+import * as defineTool from '@dsh-tools/define-tool';
+import * as mcpBridge from '@dsh-tools/mcp-bridge';
 import * as protocol from '@dsh-tools/protocol';
+import * as registry from '@dsh-tools/registry';
 import * as waterfall from '@dsh-tools/waterfall';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import * as meta from './index';
 
-const packages: Record<string, object> = { protocol, waterfall };
+const packages: Record<string, object> = {
+  'define-tool': defineTool,
+  'mcp-bridge': mcpBridge,
+  protocol,
+  registry,
+  waterfall,
+};
 
 describe('the dsh-tools entry', () => {
   it('re-exports every runtime export of every package, unchanged', () => {
@@ -47,7 +56,9 @@ describe('the dsh-tools entry', () => {
     );
     expect(externals.filter((path) => path.includes('cordis'))).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.some((path) => path.includes('packages/protocol/src'))).toBe(true);
+    for (const name of Object.keys(packages)) {
+      expect(inputs.some((path) => path.includes(`packages/${name}/src`))).toBe(true);
+    }
     expect(inputs.some((path) => path.includes('dsh-tools/src/cordis'))).toBe(false);
   });
 });
