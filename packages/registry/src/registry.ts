@@ -197,7 +197,17 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     | ToolExecutionResult
     | { value: unknown }
     | Promise<ToolExecutionResult | { value: unknown }> => {
-    const json = checkJson(args);
+    let json: ReturnType<typeof checkJson>;
+    try {
+      json = checkJson(args);
+    } catch (error) {
+      // A Proxy or a getter in the arguments: nothing a model can send, so nothing to run.
+      return errorResult(
+        callId,
+        Codes.INVALID_ARGS,
+        `Tool "${entry.name}": the arguments could not be read (${messageOf(error)}); send plain JSON.`,
+      );
+    }
     if (json.violations.length > 0) return invalidArgs(callId, entry.name, json, preface);
     const settle = (check: ArgsCheck) =>
       check.ok ? { value: check.value } : invalidArgs(callId, entry.name, check, preface);
@@ -242,14 +252,14 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let agent: unknown;
     let signal: unknown;
     const unreadable = { callId: '', name: '', arguments: EMPTY_ARGS };
-    if (!isRecord(raw)) {
-      return fail(
-        unreadable,
-        Codes.INVALID_ARGS,
-        `execute(): a call must be an object { callId, name, arguments } (got ${kindOf(raw)}).`,
-      );
-    }
     try {
+      if (!isRecord(raw)) {
+        return fail(
+          unreadable,
+          Codes.INVALID_ARGS,
+          `execute(): a call must be an object { callId, name, arguments } (got ${kindOf(raw)}).`,
+        );
+      }
       // Each field is read once: a getter may answer differently the second time.
       callId = raw.callId;
       name = raw.name;

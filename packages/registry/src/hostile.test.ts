@@ -1,0 +1,531 @@
+import {
+  type ContentBlock,
+  type ToolDefinition,
+  type ToolExecution,
+  type ToolExecutionResult,
+  textContent,
+} from '@dsh-tools/protocol';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createToolRegistry } from './index';
+import { call, deferred, expectFailure, quiet, readFile } from './test-helpers';
+
+const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name: 'echo',
+  description: 'Echoes its arguments',
+  parameters: { type: 'object' },
+  execute: (args) => [textContent(Object.keys(args).join(','))],
+  ...overrides,
+});
+
+// Unhandled rejections fail the run on their own in vitest; counting them here makes each test
+// that promises "none" say so, and fail at the right place.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeEach(() => {
+  unhandled.length = 0;
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+describe('non-JSON arguments', () => {
+  it('lists every non-JSON value with its path', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    const cyclic: Record<string, unknown> = { ok: 1 };
+    cyclic.self = cyclic;
+    class Point {
+      x = 1;
+    }
+    const args = {
+      fn: () => 1,
+      big: 10n,
+      nan: Number.NaN,
+      inf: Number.POSITIVE_INFINITY,
+      sym: Symbol('s'),
+      nested: { list: [1, undefined, cyclic] },
+      date: new Date(0),
+      map: new Map(),
+      point: new Point(),
+      'a/b~c': () => 2,
+      fine: 'text',
+      absent: undefined,
+    };
+    const result = await registry.execute(call('echo', args));
+    expectFailure(result, 'INVALID_ARGS');
+    expect(result.error?.details).toEqual({
+      more: 0,
+      violations: [
+        { path: '/fn', message: 'must be a JSON value (got a function)' },
+        { path: '/big', message: 'must be a JSON value (got a bigint)' },
+        { path: '/nan', message: 'must be a finite number (got NaN)' },
+        { path: '/inf', message: 'must be a finite number (got Infinity)' },
+        { path: '/sym', message: 'must be a JSON value (got a symbol)' },
+        { path: '/nested/list/1', message: 'must be a JSON value (got undefined)' },
+        {
+          path: '/nested/list/2/self',
+          message: 'refers back to one of its parents (a cycle is not JSON)',
+        },
+        { path: '/date', message: 'must be a plain object (got a Date)' },
+        { path: '/map', message: 'must be a plain object (got a Map)' },
+        { path: '/point', message: 'must be a plain object (got a Point)' },
+        { path: '/a~1b~0c', message: 'must be a JSON value (got a function)' },
+      ],
+    });
+    expect(body).not.toHaveBeenCalled();
+  });
+
+  it('accepts an object shared by two parents (not a cycle) and visits it once', async () => {
+    const registry = createToolRegistry();
+    registry.register(echo());
+    // 2^60 paths through 60 levels: a walk that revisits shared objects would never finish.
+    let node: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 60; i++) node = { a: node, b: node };
+    expect((await registry.execute(call('echo', node))).isError).toBe(false);
+  });
+
+  it('refuses nesting deeper than 256 levels without overflowing the stack', async () => {
+    const registry = createToolRegistry();
+    registry.register(echo());
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 200_000; i++) deep = { d: deep };
+    const result = await registry.execute(call('echo', deep));
+    expectFailure(result, 'INVALID_ARGS');
+    expect(result.error?.message).toMatch(/argument "d\/d\/d.*" is nested deeper than 256 levels/);
+    const array: unknown[] = [];
+    let cursor = array;
+    for (let i = 0; i < 200_000; i++) {
+      const next: unknown[] = [];
+      cursor.push(next);
+      cursor = next;
+    }
+    expectFailure(await registry.execute(call('echo', { array })), 'INVALID_ARGS');
+  });
+
+  it('passes a 10 MB string argument through without copying it', async () => {
+    const registry = createToolRegistry();
+    const big = 'x'.repeat(10 * 1024 * 1024);
+    let received: unknown;
+    registry.register(
+      echo({
+        parameters: {
+          type: 'object',
+          properties: { content: { type: 'string' } },
+          required: ['content'],
+        },
+        execute: (args) => {
+          received = args.content;
+          return [textContent(String((args.content as string).length))];
+        },
+      }),
+    );
+    const result = await registry.execute(call('echo', { content: big }));
+    expect(result.content).toEqual([textContent(String(big.length))]);
+    expect(received).toBe(big);
+    // A 10 MB tool name never ends up in the message either.
+    const unknown = await registry.execute(call(big, {}));
+    expectFailure(unknown, 'UNKNOWN_TOOL');
+    expect(unknown.error!.message.length).toBeLessThan(300);
+  });
+});
+
+describe('prototype-shaped keys and names', () => {
+  it('treats __proto__ and constructor keys as plain data and never pollutes a prototype', async () => {
+    const registry = createToolRegistry();
+    const strict = {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      additionalProperties: false,
+    } as const;
+    registry.register(echo({ name: 'strict', parameters: strict }));
+    let seen: unknown;
+    registry.register(
+      echo({
+        execute: (args) => {
+          seen = args;
+          return [textContent('ok')];
+        },
+      }),
+    );
+    const args = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+    );
+    const refused = await registry.execute(call('strict', args));
+    expectFailure(refused, 'INVALID_ARGS');
+    expect(refused.error?.message).toContain(
+      'argument "__proto__" is not a parameter of this tool',
+    );
+    expect(refused.error?.message).toContain(
+      'argument "constructor" is not a parameter of this tool',
+    );
+    expect((await registry.execute(call('echo', args))).isError).toBe(false);
+    expect(seen).toBe(args);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(seen)).toBe(Object.prototype);
+  });
+
+  it('does not let Object.prototype satisfy "required"', async () => {
+    const registry = createToolRegistry();
+    registry.register(
+      echo({
+        parameters: { type: 'object', required: ['constructor', 'toString', 'hasOwnProperty'] },
+      }),
+    );
+    const result = await registry.execute(call('echo', {}));
+    expectFailure(result, 'INVALID_ARGS');
+    expect(result.error?.message).toContain('argument "constructor" is required');
+    expect(result.error?.message).toContain('argument "toString" is required');
+  });
+
+  it('handles tool names equal to Object.prototype members', async () => {
+    const registry = createToolRegistry();
+    const names = [
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+    ];
+    for (const name of names) {
+      expect(registry.get(name)).toBeUndefined();
+      expect(registry.has(name)).toBe(false);
+      expectFailure(await registry.execute(call(name)), 'UNKNOWN_TOOL');
+    }
+    for (const name of names) registry.register(echo({ name, execute: () => [textContent(name)] }));
+    for (const name of names) {
+      expect(registry.get(name)?.name).toBe(name);
+      expect((await registry.execute(call(name))).content).toEqual([textContent(name)]);
+    }
+    expect(registry.schemas().map((s) => s.name)).toEqual(names);
+  });
+
+  it('keeps __proto__ keys of a schema as data', () => {
+    const registry = createToolRegistry();
+    const parameters = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
+    registry.register(echo({ parameters }));
+    const copy = registry.schemas()[0]!.parameters.properties!;
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+});
+
+describe('hostile executions and tools', () => {
+  it('survives executions whose fields throw or lie', async () => {
+    const registry = createToolRegistry();
+    registry.register(echo());
+    let reads = 0;
+    const flipping = {
+      callId: 'f',
+      get name() {
+        reads++;
+        return reads === 1 ? 'echo' : 'nope';
+      },
+      arguments: {},
+    };
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const hostile: unknown[] = [
+      Object.defineProperty({ name: 'echo', arguments: {} }, 'callId', {
+        get() {
+          throw new Error('getter bomb');
+        },
+      }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap bomb');
+          },
+        },
+      ),
+      new Proxy(
+        {},
+        {
+          getPrototypeOf: () => {
+            throw new Error('proto bomb');
+          },
+        },
+      ),
+      revoked,
+      {
+        callId: 'p',
+        name: 'echo',
+        arguments: new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error('keys bomb');
+            },
+          },
+        ),
+      },
+      { callId: 's', name: 'echo', arguments: {}, signal: { aborted: 'yes' } },
+      flipping,
+    ];
+    const results = await Promise.all(
+      hostile.map((exec) => registry.execute(exec as ToolExecution)),
+    );
+    for (const result of results) {
+      expect(typeof result.callId).toBe('string');
+      expect(Array.isArray(result.content)).toBe(true);
+    }
+    expect(results.slice(0, 6).map((r) => r.error?.code)).toEqual([
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+    ]);
+    expect(results[4]?.callId).toBe('p');
+    // The name was read once: the call ran the tool it named at that moment.
+    expect(results[6]).toMatchObject({ callId: 'f', isError: false });
+    expect(reads).toBe(1);
+  });
+
+  it('turns hostile throws and outputs into results', async () => {
+    const registry = createToolRegistry();
+    const throwing: unknown[] = [
+      null,
+      undefined,
+      'plain string',
+      Object.defineProperty({}, 'message', {
+        get: () => {
+          throw new Error('nested');
+        },
+      }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('proxy');
+          },
+        },
+      ),
+    ];
+    for (const [i, value] of throwing.entries()) {
+      registry.register(
+        echo({
+          name: `throw${i}`,
+          execute: () => {
+            throw value;
+          },
+        }),
+      );
+    }
+    const outputs: unknown[] = [
+      {
+        // biome-ignore lint/suspicious/noThenProperty: a hostile thenable is the point of the test
+        then: () => {
+          throw new Error('thenable');
+        },
+      },
+      Object.defineProperty({}, 'then', {
+        get: () => {
+          throw new Error('then getter');
+        },
+      }),
+      [
+        new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('block');
+            },
+          },
+        ),
+      ],
+      { content: [textContent('x')], structuredContent: 'not an object' },
+      undefined,
+    ];
+    for (const [i, value] of outputs.entries()) {
+      registry.register(echo({ name: `out${i}`, execute: () => value as ContentBlock[] }));
+    }
+    const thrown = await Promise.all(throwing.map((_, i) => registry.execute(call(`throw${i}`))));
+    expect(thrown.map((r) => r.error?.code)).toEqual(Array(throwing.length).fill('TOOL_ERROR'));
+    expect(thrown[0]?.error?.message).toBe('Tool "throw0" failed: null');
+    expect(thrown[2]?.error?.message).toBe('Tool "throw2" failed: plain string');
+    const output = await Promise.all(outputs.map((_, i) => registry.execute(call(`out${i}`))));
+    expect(output.map((r) => r.error?.code)).toEqual([
+      'TOOL_ERROR',
+      'TOOL_ERROR',
+      'INVALID_OUTPUT',
+      'INVALID_OUTPUT',
+      'INVALID_OUTPUT',
+    ]);
+    expect(output[3]?.error?.message).toMatch(/structuredContent that is string, not an object/);
+  });
+
+  it('survives a hostile interceptor result (a Proxy) by failing closed', async () => {
+    const registry = createToolRegistry();
+    registry.register(echo());
+    registry.use(
+      () =>
+        new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('result bomb');
+            },
+          },
+        ) as never,
+      { name: 'evil' },
+    );
+    const result = await registry.execute(call('echo'));
+    expectFailure(result, 'INTERCEPTOR_ERROR');
+    expect(result.error?.message).toMatch(
+      /Interceptor "evil" threw \(result bomb\); the call to tool "echo" fails closed/,
+    );
+  });
+});
+
+describe('registration churn', () => {
+  it('lets an in-flight call finish after its tool is disposed; the next call is UNKNOWN_TOOL', async () => {
+    const registry = createToolRegistry();
+    const started = deferred();
+    const gate = deferred();
+    const dispose = registry.register(
+      echo({
+        execute: async () => {
+          started.resolve();
+          await gate.promise;
+          return [textContent('finished')];
+        },
+      }),
+    );
+    const inFlight = registry.execute(call('echo'));
+    await started.promise;
+    dispose();
+    expectFailure(await registry.execute(call('echo')), 'UNKNOWN_TOOL');
+    // A new tool under the same name does not disturb the call still running.
+    registry.register(echo({ execute: () => [textContent('replacement')] }));
+    gate.resolve();
+    expect((await inFlight).content).toEqual([textContent('finished')]);
+    expect((await registry.execute(call('echo'))).content).toEqual([textContent('replacement')]);
+  });
+
+  it('runs 10,000 concurrent calls through register/dispose churn without losing one', async () => {
+    const { errors, onError } = quiet();
+    const registry = createToolRegistry({ onError });
+    const tools = 10;
+    const disposers: ((() => void) | undefined)[] = [];
+    const define = (i: number) =>
+      echo({
+        name: `t${i}`,
+        hints: { concurrencySafe: true },
+        parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        execute: async (args) => {
+          if ((args.n as number) % 7 === 0) await new Promise((r) => setImmediate(r));
+          if ((args.n as number) % 97 === 0) throw new Error('unlucky');
+          return [textContent(String(args.n))];
+        },
+      });
+    for (let i = 0; i < tools; i++) disposers[i] = registry.register(define(i));
+    let observed = 0;
+    registry.on('result', () => {
+      observed++;
+    });
+    const pending: Promise<ToolExecutionResult>[] = [];
+    for (let n = 0; n < 10_000; n++) {
+      pending.push(
+        registry.execute({ callId: `call-${n}`, name: `t${n % tools}`, arguments: { n } }),
+      );
+      if (n % 13 === 0) {
+        const i = n % tools;
+        if (disposers[i]) {
+          disposers[i]!();
+          disposers[i] = undefined;
+        } else {
+          disposers[i] = registry.register(define(i));
+        }
+      }
+      if (n % 250 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const results = await Promise.all(pending);
+    expect(results).toHaveLength(10_000);
+    const ids = new Set(results.map((r) => r.callId));
+    expect(ids.size).toBe(10_000);
+    results.forEach((result, n) => {
+      expect(result.callId).toBe(`call-${n}`);
+      if (!result.isError) expect(result.content).toEqual([textContent(String(n))]);
+      else expect(['UNKNOWN_TOOL', 'TOOL_ERROR']).toContain(result.error?.code);
+    });
+    expect(results.some((r) => !r.isError)).toBe(true);
+    expect(results.some((r) => r.error?.code === 'UNKNOWN_TOOL')).toBe(true);
+    expect(observed).toBe(10_000);
+    expect(errors).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(unhandled).toEqual([]);
+  });
+});
+
+describe('fuzz', () => {
+  const registry = createToolRegistry({ onError: () => {}, timeoutMs: 50, timeoutGraceMs: 1 });
+  registry.register(readFile());
+  registry.register(echo());
+  registry.register(
+    echo({
+      name: 'thrower',
+      execute: () => {
+        throw new Error('x');
+      },
+    }),
+  );
+  const names = ['read_file', 'echo', 'thrower', 'constructor', '__proto__', ''];
+
+  const shapeOk = (result: ToolExecutionResult) => {
+    expect(typeof result.callId).toBe('string');
+    expect(Array.isArray(result.content)).toBe(true);
+    expect(typeof result.isError).toBe('boolean');
+    if (result.isError) {
+      expect(result.content).toEqual([{ type: 'text', text: `Error: ${result.error?.message}` }]);
+      expect(typeof result.error?.code).toBe('string');
+    }
+  };
+
+  it('never rejects and always answers { callId, content, isError } for any input', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.anything({ withBigInt: true, withMap: true, withSet: true, withDate: true }),
+        async (exec) => {
+          shapeOk(await registry.execute(exec as ToolExecution));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never rejects for call-shaped input with arbitrary arguments', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            callId: fc.oneof(fc.string(), fc.anything()),
+            name: fc.oneof(fc.constantFrom(...names), fc.string()),
+            arguments: fc.oneof(
+              fc.object({ withBigInt: true, withNullPrototype: true, withTypedArray: true }),
+              fc.dictionary(
+                fc.constantFrom('path', 'limit', '__proto__', 'constructor'),
+                fc.jsonValue(),
+              ),
+              fc.anything(),
+            ),
+            agent: fc.option(fc.anything(), { nil: undefined }),
+          },
+          { requiredKeys: ['callId', 'name'] },
+        ),
+        async (exec) => {
+          const result = await registry.execute(exec as ToolExecution);
+          shapeOk(result);
+          if (typeof exec.callId === 'string') expect(result.callId).toBe(exec.callId);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(unhandled).toEqual([]);
+  });
+});
