@@ -68,6 +68,15 @@ interface Mirror {
   readonly dispose: () => void;
 }
 
+/** What the service keeps; plain closures, so the hot path pays no proxy per property read. */
+interface Bridge {
+  readonly registry: StandaloneToolRegistry;
+  /** Brings the registry's copy of the `tools/execute` listeners up to date. */
+  sync(): void;
+  /** Disposes every mirrored listener. */
+  unmirror(): void;
+}
+
 /**
  * The priority of the mirrored cordis listeners: the smallest number above 0, so that they run
  * outside every `use()` interceptor of priority 0 or less and inside every higher one, whenever
@@ -98,6 +107,107 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown }).then === 'function';
 
 /**
+ * Connects one standalone registry to cordis's listener table.
+ *
+ * `tools/execute` listeners are registered in the registry with its own `use()`, so each gets
+ * exactly the checks of a standalone interceptor (rewrites validated at each step, `ToolError`
+ * codes kept, misuse failing closed and named). cordis's table stays the source of truth: `sync()`
+ * compares it with the registry's copy when a call starts. Each copy is also an effect of its
+ * listener's own fiber, so it goes with its plugin even before the next call notices.
+ */
+function createBridge(ctx: Context, config: ToolRegistryConfig): Bridge {
+  const logger = ctx.logger('tools');
+  const onError =
+    config.onError ??
+    ((error: unknown, info: CordisRegistryErrorInfo) => {
+      const where = [
+        info.tool === undefined ? '' : ` tool "${info.tool}"`,
+        info.callId === undefined ? '' : ` call "${info.callId}"`,
+        info.listener === undefined ? '' : ` listener of plugin "${info.listener}"`,
+      ].join('');
+      // cordis exports `error` by default and `warn` only when asked: a late settlement is
+      // expected noise, a throwing listener or an uncompilable schema is a bug to see.
+      const line = `${info.kind}${where}: ${describe(error)}`;
+      if (info.kind === 'late-settlement') logger.warn(line);
+      else logger.error(line);
+    });
+  const report = (error: unknown, info: CordisRegistryErrorInfo): void => {
+    try {
+      onError(error, info);
+    } catch {
+      // The reporter itself failed; there is nobody left to tell.
+    }
+  };
+  const registry = createToolRegistry({ ...config, onError: report });
+  const hooks = ctx.root.events._hooks as Record<string, Hook[] | undefined>;
+  // The label of this service's isolation scope: listeners of a context that isolates `tools`
+  // belong to that scope's service, the selection `ctx.emit(service, event)` makes.
+  const label = ctx[Context.isolate].tools;
+  const visible = (hook: Hook) => hook.global || hook.ctx[Context.isolate].tools === label;
+  let mirrored: readonly Mirror[] = [];
+
+  const adopt = (hook: Hook): (() => void) => {
+    const interceptor = hook.callback as Interceptor;
+    const name = hook.ctx.fiber.name;
+    const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
+    try {
+      return hook.ctx.fiber.effect(use, 'ctx.tools: tools/execute listener');
+    } catch {
+      // The listener's fiber is unloading and its hook not removed yet: it still applies to this
+      // call (a policy must never silently lapse), and the next call drops it.
+      return use();
+    }
+  };
+
+  const unmirror = (): void => {
+    const previous = mirrored;
+    mirrored = [];
+    for (const { dispose } of previous) dispose();
+  };
+
+  const sync = (): void => {
+    const table = hooks[EXECUTE] ?? [];
+    let i = 0;
+    let same = true;
+    for (const hook of table) {
+      if (!visible(hook)) continue;
+      if (mirrored[i]?.hook !== hook) {
+        same = false;
+        break;
+      }
+      i++;
+    }
+    if (same && i === mirrored.length) return;
+    unmirror();
+    mirrored = table.filter(visible).map((hook) => ({ hook, dispose: adopt(hook) }));
+  };
+
+  /** Calls every listener of a notification; one that throws or rejects never stops the others. */
+  const notify = (event: string, args: unknown[], exec: ToolExecution | undefined): void => {
+    const table = hooks[event];
+    if (table === undefined || table.length === 0) return;
+    for (const hook of table.filter(visible)) {
+      const fail = (error: unknown) =>
+        report(error, {
+          kind: 'observer',
+          ...(exec === undefined ? {} : { tool: exec.name, callId: exec.callId }),
+          listener: hook.ctx.fiber.name,
+        });
+      try {
+        const returned: unknown = hook.callback(...args);
+        if (isThenable(returned)) Promise.resolve(returned).catch(fail);
+      } catch (error) {
+        fail(error);
+      }
+    }
+  };
+
+  registry.on('result', (result, exec) => notify(RESULT, [result, exec], exec));
+  registry.on('change', (event) => notify(CHANGE, [event], undefined));
+  return { registry, sync, unmirror };
+}
+
+/**
  * The tool registry as the cordis service `ctx.tools`: `ctx.plugin(ToolRegistry)` provides it.
  *
  * It wraps one standalone registry from `@dsh-tools/registry`, so calls behave exactly as they do
@@ -108,54 +218,24 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  *
  * Cordis calls service methods with `this` as a proxy that carries the caller's context; that is
  * how a registration finds the calling fiber, and why this class keeps TypeScript `private`
- * members rather than ES `#private` fields (those throw on a proxy).
+ * members rather than ES `#private` fields (those throw on a proxy). Every read of `this.x` goes
+ * through that proxy, so each method reads its state once.
  */
 export class ToolRegistry extends Service implements StandaloneToolRegistry {
-  /** The standalone registry this service wraps. */
-  private readonly registry: StandaloneToolRegistry;
-  /** Where contained listener failures go. */
-  private readonly report: (error: unknown, info: CordisRegistryErrorInfo) => void;
-  /** cordis's listener table (one per application, shared by every context). */
-  private readonly hooks: Record<string, Hook[] | undefined>;
-  /** The `tools/execute` listeners as registered in the registry, in cordis order. */
-  private readonly mirror: { current: readonly Mirror[] } = { current: [] };
+  /** The standalone registry and its link to cordis's listener table. */
+  private readonly bridge: Bridge;
 
   constructor(ctx: Context, config: ToolRegistryConfig = {}) {
     super(ctx, 'tools');
-    const logger = ctx.logger('tools');
-    const report =
-      config.onError ??
-      ((error: unknown, info: CordisRegistryErrorInfo) => {
-        const where = [
-          info.tool === undefined ? '' : ` tool "${info.tool}"`,
-          info.callId === undefined ? '' : ` call "${info.callId}"`,
-          info.listener === undefined ? '' : ` listener of plugin "${info.listener}"`,
-        ].join('');
-        // cordis exports `error` by default and `warn` only when asked: a late settlement is
-        // expected noise, a throwing listener or an uncompilable schema is a bug to see.
-        const line = `${info.kind}${where}: ${describe(error)}`;
-        if (info.kind === 'late-settlement') logger.warn(line);
-        else logger.error(line);
-      });
-    this.report = (error, info) => {
-      try {
-        report(error, info);
-      } catch {
-        // The reporter itself failed; there is nobody left to tell.
-      }
-    };
-    this.registry = createToolRegistry({ ...config, onError: this.report });
-    this.hooks = ctx.root.events._hooks as Record<string, Hook[] | undefined>;
-    this.registry.on('result', (result, exec) => this.notify(RESULT, [result, exec], exec));
-    this.registry.on('change', (event) => this.notify(CHANGE, [event], undefined));
+    const bridge = createBridge(ctx, config);
+    this.bridge = bridge;
     // When the service goes, so do the interceptors it mirrored into other plugins' fibers.
-    ctx.effect(() => () => this.unmirror(), 'ctx.tools: tools/execute mirror');
-
+    ctx.effect(() => () => bridge.unmirror(), 'ctx.tools: tools/execute mirror');
     // A child fiber that exists while a system-prompt service does: it follows that service when
     // it is loaded late or replaced, and the provider is evaluated at every assembly.
     ctx.inject(['systemPrompt'], (inner) => {
       const systemPrompt = inner.get('systemPrompt') as SystemPromptLike | undefined;
-      systemPrompt?.tools(() => ({ schemas: this.registry.schemas() }));
+      systemPrompt?.tools(() => ({ schemas: bridge.registry.schemas() }));
     });
   }
 
@@ -165,7 +245,7 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
    */
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
   register(definition: ToolDefinition<any>): () => void {
-    const registry = this.registry;
+    const { registry } = this.bridge;
     return this.ctx.effect(
       () => registry.register(definition),
       `ctx.tools.register(${toolLabel(definition)})`,
@@ -174,17 +254,17 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
 
   /** The definition registered under `name`, if any. */
   get(name: string): ToolDefinition | undefined {
-    return this.registry.get(name);
+    return this.bridge.registry.get(name);
   }
 
   /** Whether a tool of that name is registered. */
   has(name: string): boolean {
-    return this.registry.has(name);
+    return this.bridge.registry.has(name);
   }
 
   /** What the model sees, in registration order (frozen, cached). */
   schemas(): readonly ToolSchema[] {
-    return this.registry.schemas();
+    return this.bridge.registry.schemas();
   }
 
   /**
@@ -192,8 +272,9 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
    * every `use()` interceptor. Never throws or rejects: every outcome is a result.
    */
   execute(exec: ToolExecution): Promise<ToolExecutionResult> {
-    this.sync();
-    return this.registry.execute(exec);
+    const bridge = this.bridge;
+    bridge.sync();
+    return bridge.registry.execute(exec);
   }
 
   /** Runs a model turn's calls: safe calls overlap (bounded), results come back in call order. */
@@ -201,8 +282,9 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     execs: readonly ToolExecution[],
     options?: ExecuteAllOptions,
   ): Promise<ToolExecutionResult[]> {
-    this.sync();
-    return this.registry.executeAll(execs, options);
+    const bridge = this.bridge;
+    bridge.sync();
+    return bridge.registry.executeAll(execs, options);
   }
 
   /**
@@ -211,13 +293,12 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
    * interceptor of priority 0 or less, inside every higher one.
    */
   use(interceptor: Interceptor, options: InterceptorOptions = {}): () => void {
-    const registry = this.registry;
+    const { registry } = this.bridge;
+    const ctx = this.ctx;
     const name =
       options.name ??
-      (typeof interceptor === 'function' && interceptor.name
-        ? interceptor.name
-        : this.ctx.fiber.name);
-    return this.ctx.effect(
+      (typeof interceptor === 'function' && interceptor.name ? interceptor.name : ctx.fiber.name);
+    return ctx.effect(
       () => registry.use(interceptor, { ...options, name }),
       `ctx.tools.use(${JSON.stringify(name)})`,
     );
@@ -230,79 +311,10 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     listener: (result: ToolExecutionResult, exec: ToolExecution) => void,
   ): () => void;
   on(event: 'change' | 'result', listener: (...args: never[]) => void): () => void {
-    const registry = this.registry as unknown as {
+    const registry = this.bridge.registry as unknown as {
       on(event: string, listener: (...args: never[]) => void): () => void;
     };
     return this.ctx.effect(() => registry.on(event, listener), `ctx.tools.on(${event})`);
-  }
-
-  /**
-   * The hooks of a cordis event that this service's isolation scope sees, in cordis order: the
-   * selection `ctx.emit(service, event)` makes, read from cordis's listener table because the
-   * registry needs each listener's plugin name for its error messages.
-   */
-  private visible(event: string): Hook[] {
-    const hooks = this.hooks[event];
-    if (hooks === undefined || hooks.length === 0) return [];
-    const label = this.ctx[Context.isolate].tools;
-    return hooks.filter((hook) => hook.global || hook.ctx[Context.isolate].tools === label);
-  }
-
-  /**
-   * Brings the registry's copy of the `tools/execute` listeners up to date with cordis's table.
-   *
-   * Each listener is registered with the registry's own `use()`, so it gets exactly the checks of
-   * a standalone interceptor (rewrites validated at each step, `ToolError` codes kept, misuse
-   * failing closed and named). The registration is an effect of the listener's own fiber, so it
-   * goes with its plugin even before the next call notices.
-   */
-  private sync(): void {
-    const hooks = this.visible(EXECUTE);
-    const mirrored = this.mirror.current;
-    if (hooks.length === mirrored.length && hooks.every((hook, i) => mirrored[i]?.hook === hook)) {
-      return;
-    }
-    this.unmirror();
-    this.mirror.current = hooks.map((hook) => ({ hook, dispose: this.adopt(hook) }));
-  }
-
-  /** Registers one cordis listener as a registry interceptor; returns its disposer. */
-  private adopt(hook: Hook): () => void {
-    const registry = this.registry;
-    const interceptor = hook.callback as Interceptor;
-    const name = hook.ctx.fiber.name;
-    const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
-    try {
-      return hook.ctx.fiber.effect(use, 'ctx.tools: tools/execute listener');
-    } catch {
-      // The listener's fiber is unloading and its hook not removed yet: it still applies to this
-      // call (a policy must never silently lapse), and the next call drops it.
-      return use();
-    }
-  }
-
-  private unmirror(): void {
-    const mirrored = this.mirror.current;
-    this.mirror.current = [];
-    for (const { dispose } of mirrored) dispose();
-  }
-
-  /** Calls every listener of a notification; one that throws or rejects never stops the others. */
-  private notify(event: string, args: unknown[], exec: ToolExecution | undefined): void {
-    for (const hook of this.visible(event)) {
-      const fail = (error: unknown) =>
-        this.report(error, {
-          kind: 'observer',
-          ...(exec === undefined ? {} : { tool: exec.name, callId: exec.callId }),
-          listener: hook.ctx.fiber.name,
-        });
-      try {
-        const returned: unknown = hook.callback(...args);
-        if (isThenable(returned)) Promise.resolve(returned).catch(fail);
-      } catch (error) {
-        fail(error);
-      }
-    }
   }
 }
 
