@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { Context } from '@deepseek-ai/cordis';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
 import {
+  defineTool,
   errorResult,
   type InterceptedExecution,
   type InterceptorNext,
-  type ToolDefinition,
   type ToolExecutionResult,
   textContent,
 } from 'dsh-tools';
@@ -27,40 +27,31 @@ const NOTES: Record<string, string> = {
   secrets: 'the launch codes',
 };
 
-/** Reads a note by title. */
-const readNote: ToolDefinition<{ title: string }> = {
+/** Reads a note by title; `defineTool` infers `{ title: string }` from the spec. */
+const readNote = defineTool({
   name: 'read_note',
   description: 'Read one note by its title.',
-  parameters: {
-    type: 'object',
-    properties: { title: { type: 'string', description: 'The note title, e.g. "todo".' } },
-    required: ['title'],
-    additionalProperties: false,
-  },
+  parameters: { title: { type: 'string', required: true, description: 'The note title.' } },
   hints: { readOnly: true, concurrencySafe: true },
   execute({ title }) {
     const text = NOTES[title];
     if (text === undefined) throw new Error(`no note titled "${title}"`);
     return [textContent(text)];
   },
-};
+});
 
 /** Searches the notes slowly: it waits until aborted, so its 50 ms time limit always fires. */
-const slowSearch: ToolDefinition<{ query: string }> = {
+const slowSearch = defineTool({
   name: 'slow_search',
   description: 'Search every note (slow).',
-  parameters: {
-    type: 'object',
-    properties: { query: { type: 'string' } },
-    required: ['query'],
-  },
+  parameters: { query: { type: 'string', required: true } },
   timeoutMs: 50,
   execute(_args, exec) {
-    return new Promise((_resolve, reject) => {
+    return new Promise<never>((_resolve, reject) => {
       exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true });
     });
   },
-};
+});
 
 const summary = (result: ToolExecutionResult): string => {
   const first = result.content[0];

@@ -8,6 +8,7 @@ import {
   type ToolDefinition,
   textContent,
 } from '@dsh-tools/protocol';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import DefaultExport, { ToolRegistry } from './cordis';
 
@@ -278,7 +279,117 @@ describe('the cordis tools service', () => {
   });
 });
 
+describe('hostile and huge input', () => {
+  it('refuses a malformed definition with the registry’s message, registering nothing', async () => {
+    const root = await boot();
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+      },
+    );
+    for (const bad of [null, undefined, 42, 'tool', {}, { name: 'x' }, hostile]) {
+      expect(() => root.tools.register(bad as never)).toThrow();
+    }
+    expect(() => root.tools.register({ ...tool('bad name!') })).toThrow(/bad name!/);
+    expect(root.tools.schemas()).toEqual([]);
+    expect(root.fiber.getEffects().filter((e) => e.label.startsWith('ctx.tools.register'))).toEqual(
+      [],
+    );
+  });
+
+  it('answers malformed calls with results, never a rejection', async () => {
+    const root = await boot();
+    await root.plugin(toolPlugin(['target']));
+    for (const bad of [undefined, null, 7, 'call', {}, { callId: 'c' }, { name: 'target' }]) {
+      const result = await root.tools.execute(bad as never);
+      expect(result.isError).toBe(true);
+    }
+    const results = await root.tools.executeAll([
+      null,
+      { callId: 'ok', name: 'target', arguments: {} },
+    ] as never);
+    expect(results.map((r) => r.isError)).toEqual([true, false]);
+  });
+
+  it('refuses a non-function interceptor and a bad priority, naming them', async () => {
+    const root = await boot();
+    expect(() => root.tools.use('deny' as never)).toThrow(/function/);
+    expect(() => root.tools.use((_e, next) => next(), { priority: Number.NaN })).toThrow(
+      /priority/,
+    );
+    expect(root.fiber.getEffects().filter((e) => e.label.startsWith('ctx.tools.use'))).toEqual([]);
+  });
+
+  it('fails to load with a bad option, naming it', async () => {
+    const root = new Context();
+    await expect(root.plugin(ToolRegistry, { timeoutMs: -5 })).rejects.toThrow(/timeoutMs/);
+    expect(root.get('tools')).toBeUndefined();
+  });
+
+  it('survives a listener that is not an interceptor at all', async () => {
+    const root = await boot();
+    await root.plugin(toolPlugin(['victim']));
+    root.on('tools/execute', (() => undefined) as never);
+    root.on('tools/result', (() => {
+      throw 'a string, not an Error';
+    }) as never);
+    const result = await root.tools.execute({ callId: 'c', name: 'victim', arguments: {} });
+    expect(result.error?.code).toBe('INTERCEPTOR_ERROR');
+    expect(result.error?.message).toContain('root');
+  });
+
+  it('holds 2,000 tools from 200 plugins and lets them all go', async () => {
+    const root = await boot();
+    const fibers: Fiber[] = [];
+    for (let p = 0; p < 200; p++) {
+      fibers.push(
+        await root.plugin(
+          toolPlugin(
+            Array.from({ length: 10 }, (_, t) => `p${p}_t${t}`),
+            `plugin-${p}`,
+          ),
+        ),
+      );
+    }
+    expect(root.tools.schemas()).toHaveLength(2000);
+    await Promise.all(fibers.map((fiber) => fiber.dispose()));
+    expect(root.tools.schemas()).toEqual([]);
+  });
+});
+
 describe('lifecycle', () => {
+  it('keeps exactly the tools of the live plugins, whatever the order of loads and disposals', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 5 })), { maxLength: 40 }),
+        async (steps) => {
+          const root = await boot();
+          const live = new Map<number, Fiber>();
+          for (const [load, id] of steps) {
+            const fiber = live.get(id);
+            if (load && fiber === undefined) {
+              live.set(id, await root.plugin(toolPlugin([`a_${id}`, `b_${id}`], `p-${id}`)));
+            } else if (!load && fiber !== undefined) {
+              await fiber.dispose();
+              live.delete(id);
+            }
+            const expected = [...live.keys()].flatMap((i) => [`a_${i}`, `b_${i}`]).sort();
+            expect(
+              root.tools
+                .schemas()
+                .map((s) => s.name)
+                .sort(),
+            ).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
   it('reloading a plugin leaves no duplicate tool and no leaked listener', async () => {
     const root = await boot();
     const plugin = {
