@@ -4,6 +4,7 @@ import { Context, type Fiber } from '@deepseek-ai/cordis';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
 import {
   errorResult,
+  type Interceptor,
   type ToolChangeEvent,
   type ToolDefinition,
   textContent,
@@ -428,15 +429,26 @@ describe('lifecycle', () => {
     const heapBefore = process.memoryUsage().heapUsed;
     const cycle = async (i: number) => {
       const definition = tool(`cycle_${i % 7}`);
-      refs.push(new WeakRef(definition));
+      const listener: Interceptor = (_exec, next) => next();
+      refs.push(new WeakRef(definition), new WeakRef(listener));
       const fiber = await root.plugin({
         name: `cycle-${i}`,
         inject: ['tools'],
         apply(ctx: Context) {
           ctx.tools.register(definition);
-          ctx.on('tools/execute', (_exec, next) => next());
+          ctx.on('tools/execute', listener);
+          ctx.on('tools/result', () => {});
         },
       });
+      // A call makes the service register the listener in its registry: that copy must go too.
+      if (i % 2 === 0) {
+        const result = await root.tools.execute({
+          callId: `c${i}`,
+          name: definition.name,
+          arguments: {},
+        });
+        expect(result.isError).toBe(false);
+      }
       await fiber.dispose();
     };
     for (let i = 0; i < 1000; i++) await cycle(i);

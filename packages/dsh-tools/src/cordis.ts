@@ -151,7 +151,14 @@ function createBridge(ctx: Context, config: ToolRegistryConfig): Bridge {
     const name = hook.ctx.fiber.name;
     const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
     try {
-      return hook.ctx.fiber.effect(use, 'ctx.tools: tools/execute listener');
+      return hook.ctx.fiber.effect(() => {
+        const dispose = use();
+        return () => {
+          dispose();
+          // Forget the listener now, not at the next call: the copy must not keep its plugin.
+          mirrored = mirrored.filter((mirror) => mirror.hook !== hook);
+        };
+      }, 'ctx.tools: tools/execute listener');
     } catch {
       // The listener's fiber is unloading and its hook not removed yet: it still applies to this
       // call (a policy must never silently lapse), and the next call drops it.
