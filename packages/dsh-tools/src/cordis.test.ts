@@ -142,6 +142,26 @@ describe('the cordis tools service', () => {
     expect(result.error?.message).toBe('early bird');
   });
 
+  it('runs a ctx.once listener for one call only', async () => {
+    const root = await boot();
+    await root.plugin(toolPlugin(['once']));
+    root.once('tools/execute', (exec) => errorResult(exec.callId, 'DENIED', 'first call only'));
+    const call = (callId: string) => root.tools.execute({ callId, name: 'once', arguments: {} });
+    expect((await call('a')).error?.code).toBe('DENIED');
+    expect((await call('b')).isError).toBe(false);
+    expect(executeHooks(root)).toBe(0);
+  });
+
+  it('stops running a listener removed by its own disposer', async () => {
+    const root = await boot();
+    await root.plugin(toolPlugin(['off']));
+    const off = root.on('tools/execute', (exec) => errorResult(exec.callId, 'DENIED', 'no'));
+    const call = (callId: string) => root.tools.execute({ callId, name: 'off', arguments: {} });
+    expect((await call('a')).error?.code).toBe('DENIED');
+    off();
+    expect((await call('b')).isError).toBe(false);
+  });
+
   it('runs a prepended listener outermost, as cordis orders it', async () => {
     const root = await boot();
     await root.plugin(toolPlugin(['ordered']));
