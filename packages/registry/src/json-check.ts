@@ -34,7 +34,7 @@ export const pointerSegment = (key: string | number): string => {
 export const checkJson = (
   value: unknown,
 ): { readonly violations: readonly Violation[]; readonly more: number } => {
-  if (isFlat(value)) return NONE;
+  if (isPlainTree(value)) return NONE;
   const violations: Violation[] = [];
   let more = 0;
   const report = (path: string, message: string): void => {
@@ -108,20 +108,43 @@ export const checkJson = (
 const NONE = Object.freeze({ violations: Object.freeze([]) as readonly Violation[], more: 0 });
 
 /**
- * The common case, checked without allocating: a plain object whose values are all strings,
- * booleans, finite numbers or null.
+ * How many objects and arrays the allocation-free first pass visits before it hands over to the
+ * full walk, which remembers what it has seen: a hostile DAG (one object referenced from two
+ * places, sixty levels deep) has 2^60 paths, and only remembering makes it linear.
  */
-const isFlat = (value: unknown): boolean => {
+const FAST_BUDGET = 2_000;
+let budget = 0;
+
+/**
+ * The common case, checked without allocating: a tree of plain objects and arrays holding strings,
+ * booleans, finite numbers and null. `false` means "not sure": the full walk then decides and
+ * says where the problem is (a cycle also ends here, at the depth bound). Module-level and
+ * closure-free because it runs on every call: measured, this is twice as fast as a closure.
+ */
+const isPlainTree = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
+  budget = FAST_BUDGET;
+  return fast(value, 0);
+};
+
+const fast = (v: unknown, depth: number): boolean => {
+  const type = typeof v;
+  if (type === 'string' || type === 'boolean') return true;
+  if (type === 'number') return Number.isFinite(v);
+  if (type !== 'object') return false;
+  if (v === null) return true;
+  if (--budget < 0 || depth >= MAX_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!fast(v[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return false;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) return false;
-    const v = (value as Record<string, unknown>)[key];
-    const t = typeof v;
-    if (t === 'string' || t === 'boolean' || v === null) continue;
-    if (t === 'number' && Number.isFinite(v)) continue;
-    return false;
+  // for-in also lists inherited enumerable keys, which only a polluted Object.prototype has;
+  // their values are checked like the rest, and the full walk (own keys only) decides.
+  for (const key in v as object) {
+    const x = (v as Record<string, unknown>)[key];
+    if (x !== undefined && !fast(x, depth + 1)) return false;
   }
   return true;
 };

@@ -1,4 +1,5 @@
 import {
+  type BodyExecution,
   ToolErrorCode as Codes,
   errorResult,
   type InterceptedExecution,
@@ -104,6 +105,57 @@ const invalidArgs = (
 const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {
   Object.freeze(result.content);
   return Object.freeze(result);
+};
+
+/** The execution a body receives: the intercepted one, with a signal made on first read. */
+const bodyExecution = (exec: InterceptedExecution, signal: () => AbortSignal): BodyExecution =>
+  Object.freeze(
+    exec.agent === undefined
+      ? {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        }
+      : {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          agent: exec.agent,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        },
+  );
+
+/** A thrown value as a result: a `ToolError` keeps its code, anything else is `TOOL_ERROR`. */
+const resultFromThrow = (tool: string, callId: string, error: unknown): ToolExecutionResult => {
+  const coded = asToolError(error);
+  return coded
+    ? errorResult(callId, coded.code, coded.message, coded.details)
+    : errorResult(callId, Codes.TOOL_ERROR, `Tool "${tool}" failed: ${messageOf(error)}`);
+};
+
+/** Runs a body that nothing can stop, and turns its outcome into a result. */
+const settleBody = (
+  entry: Entry,
+  exec: InterceptedExecution,
+  bodyExec: BodyExecution,
+): Promise<ToolExecutionResult> => {
+  let pending: Promise<unknown>;
+  try {
+    pending = Promise.resolve(entry.execute(exec.arguments, bodyExec));
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  return pending.then(
+    (output) => resultFromOutput(entry.name, exec.callId, output),
+    (error: unknown) => resultFromThrow(entry.name, exec.callId, error),
+  );
 };
 
 /**
@@ -366,9 +418,25 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         ),
       );
     }
+    const limit = entry.timeoutMs ?? defaultTimeout;
+    const timed = limit > 0 && Number.isFinite(limit);
+    if (!timed && !caller) {
+      // Nothing can stop this call: no timers, no listeners, a signal that never aborts.
+      let idle: AbortController | undefined;
+      return settleBody(
+        entry,
+        exec,
+        bodyExecution(exec, () => {
+          idle ??= new AbortController();
+          return idle.signal;
+        }),
+      );
+    }
     return new Promise((resolve) => {
-      const controller = new AbortController();
-      const limit = entry.timeoutMs ?? defaultTimeout;
+      // The body's signal is made when the body first reads it: an AbortSignal costs more than
+      // the rest of a call together, and most bodies never look at theirs.
+      let controller: AbortController | undefined;
+      let abortReason: unknown;
       let finished = false;
       let stopped: ToolErrorCode | undefined;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -399,11 +467,12 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         clearTimeout(timer);
         graceTimer = setTimeout(() => finish(stopResult()), grace);
         graceTimer.unref?.();
-        controller.abort(reason);
+        abortReason = reason;
+        controller?.abort(reason);
       };
       const onAbort = (): void => stop(Codes.ABORTED, caller?.reason);
       caller?.addEventListener('abort', onAbort, { once: true });
-      if (limit > 0 && Number.isFinite(limit)) {
+      if (timed) {
         timer = setTimeout(
           () =>
             stop(
@@ -415,7 +484,13 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         timer.unref?.();
       }
 
-      const bodyExec = Object.freeze({ ...exec, signal: controller.signal });
+      const bodyExec = bodyExecution(exec, () => {
+        if (!controller) {
+          controller = new AbortController();
+          if (stopped) controller.abort(abortReason);
+        }
+        return controller.signal;
+      });
       let pending: Promise<unknown>;
       try {
         pending = Promise.resolve(entry.execute(exec.arguments, bodyExec));
@@ -447,16 +522,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
             finish(stopResult());
             return;
           }
-          const coded = asToolError(error);
-          finish(
-            coded
-              ? errorResult(callId, coded.code, coded.message, coded.details)
-              : errorResult(
-                  callId,
-                  Codes.TOOL_ERROR,
-                  `Tool "${entry.name}" failed: ${messageOf(error)}`,
-                ),
-          );
+          finish(resultFromThrow(entry.name, callId, error));
         },
       );
     });
@@ -665,13 +731,11 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       misuse: undefined,
       signal,
     };
+    if (chain.size === 0) return finalize(await runBody(state, exec), exec);
     calls.set(exec, state);
     let result: ToolExecutionResult;
     try {
-      result =
-        chain.size === 0
-          ? await runBody(state, exec)
-          : await chain.run(exec, (e) => runBody(state, calls.get(e) === state ? e : exec));
+      result = await chain.run(exec, (e) => runBody(state, calls.get(e) === state ? e : exec));
     } catch (error) {
       result =
         state.misuse ??

@@ -53,6 +53,38 @@ describe('timeouts', () => {
     expectFailure(await registry.execute(call('read_file', { path: 'a' })), 'TIMEOUT');
   });
 
+  it('gives a body that first reads its signal after the timeout an aborted one', async () => {
+    const registry = createToolRegistry({ timeoutMs: 5, timeoutGraceMs: 600_000 });
+    registry.register(
+      readFile({
+        execute: async (_args, exec) => {
+          await new Promise((r) => setTimeout(r, 30));
+          return [textContent(`aborted: ${exec.signal.aborted}`)];
+        },
+      }),
+    );
+    const result = await registry.execute(call('read_file', { path: 'a' }));
+    expect(result.content).toEqual([textContent('aborted: true')]);
+  });
+
+  it('gives a body that nothing can stop a live signal', async () => {
+    const registry = createToolRegistry();
+    let signal: unknown;
+    registry.register(
+      readFile({
+        execute: (_args, exec) => {
+          signal = exec.signal;
+          expect(exec.signal).toBe(signal);
+          expect(Object.keys(exec)).toEqual(['callId', 'name', 'arguments', 'tool', 'signal']);
+          return [textContent('ok')];
+        },
+      }),
+    );
+    expect((await registry.execute(call('read_file', { path: 'a' }))).isError).toBe(false);
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect((signal as AbortSignal).aborted).toBe(false);
+  });
+
   it('lets a definition override the registry default, and 0 means none', async () => {
     const registry = createToolRegistry({ timeoutMs: 5, timeoutGraceMs: 0 });
     const gate = deferred();
