@@ -1,3 +1,5 @@
+import { createList } from './list';
+
 /** Options of {@link createEmitter}. */
 export interface EmitterOptions {
   /** Receives what a listener threw; the other listeners still run. Default: `console.error`. */
@@ -13,11 +15,6 @@ export interface Emitter<A extends unknown[]> {
   readonly size: number;
 }
 
-interface Entry<A extends unknown[]> {
-  readonly listener: (...args: A) => void;
-  readonly name: string;
-}
-
 const report = (error: unknown, name: string) => {
   console.error(`listener "${name}" threw:`, error);
 };
@@ -28,8 +25,7 @@ const report = (error: unknown, name: string) => {
  */
 export function createEmitter<A extends unknown[]>(options: EmitterOptions = {}): Emitter<A> {
   const onError = options.onError ?? report;
-  let listeners: readonly Entry<A>[] = [];
-  let counter = 0;
+  const list = createList<(...args: A) => void>('emitter.on()');
   const fail = (error: unknown, name: string) => {
     try {
       onError(error, name);
@@ -38,21 +34,9 @@ export function createEmitter<A extends unknown[]>(options: EmitterOptions = {})
     }
   };
   return {
-    on(listener, { name } = {}) {
-      if (typeof listener !== 'function') {
-        throw new TypeError('emitter.on() takes a function');
-      }
-      const entry: Entry<A> = {
-        listener,
-        name: name ?? (listener.name || `listener #${++counter}`),
-      };
-      listeners = [...listeners, entry];
-      return () => {
-        listeners = listeners.filter((other) => other !== entry);
-      };
-    },
+    on: (listener, options = {}) => list.add(listener, options.name, 0),
     emit(...args) {
-      for (const entry of listeners) {
+      for (const entry of list.items) {
         try {
           const returned: unknown = entry.listener(...args);
           if (returned instanceof Promise) returned.catch((error) => fail(error, entry.name));
@@ -62,7 +46,7 @@ export function createEmitter<A extends unknown[]>(options: EmitterOptions = {})
       }
     },
     get size() {
-      return listeners.length;
+      return list.items.length;
     },
   };
 }

@@ -142,8 +142,10 @@ describe('createWaterfall', () => {
   it('rejects a non-function listener and a non-numeric priority', () => {
     const w = createWaterfall<[], string>();
     expect(() => w.use('nope' as unknown as L as never)).toThrow(TypeError);
-    expect(() => w.use((n) => n(), { priority: Number.NaN })).toThrow(/number/);
-    expect(() => w.use((n) => n(), { priority: '1' as unknown as number })).toThrow(/number/);
+    expect(() => w.use((n) => n(), { priority: Number.NaN })).toThrow(/numeric priority/);
+    expect(() => w.use((n) => n(), { priority: '1' as unknown as number })).toThrow(
+      /numeric priority/,
+    );
   });
 });
 

@@ -1,3 +1,5 @@
+import { createList } from './list';
+
 /** Options of {@link Waterfall.use}. */
 export interface UseOptions {
   /** Named in misuse errors; defaults to the function's name, else `listener #<n>`. */
@@ -47,100 +49,116 @@ export class WaterfallError extends Error {
   }
 }
 
-/** A run's progress past one link. */
-interface Frame {
-  /** 0: next() not called; 1: the rest of the chain is running; 2: it has settled. */
-  state: 0 | 1 | 2;
-  misuse: WaterfallError | undefined;
-  downstream: Promise<unknown> | undefined;
-  /** What the rest of the chain rejected with, boxed so that `undefined` can be told apart. */
-  failure: [unknown] | undefined;
-}
-
 const ignore = () => {};
 
-async function step<A extends unknown[], R>(
-  chain: readonly ChainEntry<A, R>[],
-  index: number,
-  args: A,
-  terminal: Terminal<A, R>,
-  parent: Frame | undefined,
-): Promise<R> {
-  try {
-    const entry = chain[index];
-    if (entry === undefined) return await terminal(...args);
-    const { name } = entry;
-    const frame: Frame = { state: 0, misuse: undefined, downstream: undefined, failure: undefined };
-    const next: Next<A, R> = (...given) => {
-      if (frame.state !== 0) {
-        // The run fails even if the listener swallows this rejection: the terminal must never
-        // run twice, and a second result must never silently replace the first.
-        frame.misuse ??= new WaterfallError(
-          name,
-          'next-twice',
-          'called next() twice; call it once per run',
-        );
-        const rejected = Promise.reject(frame.misuse);
-        rejected.catch(ignore);
-        return rejected;
-      }
-      frame.state = 1;
-      frame.downstream = step(
-        chain,
-        index + 1,
-        given.length ? (given as A) : args,
-        terminal,
-        frame,
-      );
-      return frame.downstream as Promise<R>;
-    };
-    let result: R | undefined;
-    let thrown: [unknown] | undefined;
+/** The error a listener's own failure becomes; errors from further down pass through. */
+const own = (name: string, error: unknown, failure: [unknown] | undefined) =>
+  error instanceof WaterfallError || (failure !== undefined && failure[0] === error)
+    ? error
+    : new WaterfallError(name, 'threw', `threw: ${(error as Error)?.message ?? error}`, error);
+
+/**
+ * One run: the chain (`c`), the terminal (`t`) and the first misuse (`m`), which fails the run even
+ * if a listener swallowed its rejection. One object, so that each link's `next` captures little.
+ */
+interface Run<A extends unknown[], R> {
+  readonly c: readonly ChainEntry<A, R>[];
+  readonly t: Terminal<A, R>;
+  m: WaterfallError | undefined;
+}
+
+/**
+ * A link on the slow path (its listener did not simply `return next()`): whether the rest of the
+ * chain has settled (`s`), and what it rejected with (`f`), boxed so that a thrown `undefined` is
+ * told apart. One-letter names keep the package inside its 1 KB budget.
+ */
+interface Watch {
+  s: boolean;
+  f: [unknown] | undefined;
+}
+
+/**
+ * Attached before the rest of the chain settles, this runs before any reaction to the listener's
+ * own promise; it also keeps a rejection the listener dropped from going unhandled.
+ */
+const observe = (promise: Promise<unknown>, watch: Watch) => {
+  promise.then(
+    () => {
+      watch.s = true;
+    },
+    (error: unknown) => {
+      watch.s = true;
+      watch.f = [error];
+    },
+  );
+};
+
+function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): Promise<R> {
+  const entry = run.c[index];
+  if (entry === undefined) {
     try {
-      result = await entry.listener(...args, next);
+      return Promise.resolve(run.t(...args));
     } catch (error) {
-      thrown = [error];
+      return Promise.reject(error);
     }
-    if (frame.misuse) throw frame.misuse;
-    if (frame.state === 1) {
-      // The rest of the chain is still running and nobody waits for it any more; its outcome
-      // must not surface as an unhandled rejection.
-      frame.downstream?.catch(ignore);
-      if (!thrown) {
-        throw new WaterfallError(
-          name,
-          'returned-early',
-          'returned before next() settled; await next()',
-        );
-      }
-    }
-    if (thrown) {
-      const [error] = thrown;
-      // An error that came up from further down passes through untouched; only the listener's
-      // own failures are attributed to it.
-      throw error instanceof WaterfallError || (frame.failure && frame.failure[0] === error)
-        ? error
-        : new WaterfallError(name, 'threw', `threw: ${(error as Error)?.message ?? error}`, error);
-    }
-    return result as R;
-  } catch (error) {
-    if (parent) parent.failure = [error];
-    throw error;
-  } finally {
-    if (parent) parent.state = 2;
   }
+  // Per-link allocations are the engine's main cost: one closure, and a watch only when needed.
+  let rest: Promise<R> | undefined;
+  let watch: Watch | undefined;
+  // A plain function reading `arguments`: a rest parameter allocates on every call.
+  const next = function (): Promise<R> {
+    if (rest) {
+      // The terminal must never run twice, and a second result never replace the first.
+      run.m ??= new WaterfallError(entry.name, 'next-twice', 'called next() twice');
+      const rejected = Promise.reject(run.m);
+      rejected.catch(ignore);
+      return rejected;
+    }
+    // biome-ignore lint/complexity/noArguments: see above
+    rest = step(run, index + 1, arguments.length ? ([...arguments] as A) : args);
+    if (watch) observe(rest, watch);
+    return rest;
+  } as Next<A, R>;
+  let result: R | Promise<R>;
+  try {
+    // A spread call allocates an array per link; one argument is the common shape.
+    const listener = entry.listener as (...a: unknown[]) => R | Promise<R>;
+    result = args.length === 1 ? listener(args[0], next) : listener(...args, next);
+  } catch (error) {
+    rest?.catch(ignore);
+    return Promise.reject(run.m ?? own(entry.name, error, undefined));
+  }
+  // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
+  if (rest && result === rest && !run.m) return rest;
+  if (!rest && !(result instanceof Promise)) return Promise.resolve(result);
+  const w: Watch = { s: false, f: undefined };
+  watch = w;
+  if (rest) observe(rest, w);
+  return Promise.resolve(result).then(
+    (value) => {
+      if (run.m) throw run.m;
+      if (rest && !w.s) {
+        throw new WaterfallError(entry.name, 'returned-early', 'returned before awaiting next()');
+      }
+      return value;
+    },
+    (error: unknown) => {
+      throw run.m ?? own(entry.name, error, w.f);
+    },
+  );
 }
 
 /**
  * Runs an ad-hoc chain (outermost first) with the same semantics and misuse checks as a
- * {@link Waterfall}: for hosts that keep their listeners elsewhere (a cordis event, say).
+ * {@link Waterfall}: for hosts that keep their listeners elsewhere (a cordis event, say). A misuse
+ * fails the run even when the listener swallows the rejection of its second `next()`.
  */
 export function runChain<A extends unknown[], R>(
   chain: readonly ChainEntry<A, R>[],
   args: A,
   terminal: Terminal<A, R>,
 ): Promise<R> {
-  return step(chain, 0, args, terminal, undefined);
+  return step({ c: chain, t: terminal, m: undefined }, 0, args);
 }
 
 /** An onion of listeners around a terminal step. */
@@ -156,49 +174,20 @@ export interface Waterfall<A extends unknown[], R> {
   readonly size: number;
 }
 
-interface Registered<A extends unknown[], R> extends ChainEntry<A, R> {
-  readonly priority: number;
-}
-
 /**
  * Creates a waterfall: a generic onion engine that knows nothing about what flows through it.
  * With no listeners a run costs about one extra call around the terminal.
  */
 export function createWaterfall<A extends unknown[], R>(): Waterfall<A, R> {
-  // Copy-on-write: a run holds the array it started with, so snapshots are free.
-  let chain: readonly Registered<A, R>[] = [];
-  let counter = 0;
+  const list = createList<WaterfallListener<A, R>>('waterfall.use()');
   return {
-    use(listener, options = {}) {
-      const priority = options.priority ?? 0;
-      if (typeof listener !== 'function' || priority !== +priority) {
-        throw new TypeError('waterfall.use(listener, { priority }) takes a function and a number');
-      }
-      const entry: Registered<A, R> = {
-        listener,
-        name: options.name ?? (listener.name || `listener #${++counter}`),
-        priority,
-      };
-      const at = chain.findIndex((other) => other.priority < priority);
-      chain = at === -1 ? [...chain, entry] : [...chain.slice(0, at), entry, ...chain.slice(at)];
-      return () => {
-        chain = chain.filter((other) => other !== entry);
-      };
-    },
+    use: (listener, options = {}) => list.add(listener, options.name, options.priority),
     run(...argsAndTerminal) {
       const terminal = argsAndTerminal.pop() as Terminal<A, R>;
-      const args = argsAndTerminal as unknown as A;
-      if (chain.length === 0) {
-        try {
-          return Promise.resolve(terminal(...args));
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-      return step(chain, 0, args, terminal, undefined);
+      return runChain(list.items, argsAndTerminal as unknown as A, terminal);
     },
     get size() {
-      return chain.length;
+      return list.items.length;
     },
   };
 }

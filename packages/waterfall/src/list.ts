@@ -1,0 +1,41 @@
+/** A registered listener with its display name and priority. */
+export interface Entry<F> {
+  readonly listener: F;
+  readonly name: string;
+  readonly priority: number;
+}
+
+/** A copy-on-write listener list: a run or emission holds the array it started with. */
+export interface List<F> {
+  readonly items: readonly Entry<F>[];
+  add(listener: F, name: string | undefined, priority: number | undefined): () => void;
+}
+
+/**
+ * The listener bookkeeping shared by waterfalls and emitters: validation, default names,
+ * priority order (higher first, equal ones in registration order) and idempotent disposers.
+ */
+export function createList<F>(method: string): List<F> {
+  let items: readonly Entry<F>[] = [];
+  let counter = 0;
+  return {
+    get items() {
+      return items;
+    },
+    add(listener, name, priority = 0) {
+      if (typeof listener !== 'function' || priority !== +priority) {
+        throw new TypeError(`${method} takes a function and a numeric priority`);
+      }
+      const entry: Entry<F> = {
+        listener,
+        name: name ?? (listener.name || `listener #${++counter}`),
+        priority,
+      };
+      const at = items.findIndex((other) => other.priority < priority);
+      items = at < 0 ? [...items, entry] : [...items.slice(0, at), entry, ...items.slice(at)];
+      return () => {
+        items = items.filter((other) => other !== entry);
+      };
+    },
+  };
+}
