@@ -337,6 +337,38 @@ describe('execute', () => {
   });
 });
 
+describe('compiled schemas shared between tools', () => {
+  it('keeps validating a tool after another tool with the same schema is disposed', async () => {
+    const first = createToolRegistry();
+    const second = createToolRegistry();
+    const disposeFirst = first.register(readFile());
+    second.register(readFile());
+    second.register({ ...readFile(), name: 'same_schema' });
+    expect((await first.execute(call('read_file', { path: 1 }))).error?.code).toBe('INVALID_ARGS');
+    expect((await second.execute(call('read_file', { path: 1 }))).error?.code).toBe('INVALID_ARGS');
+    disposeFirst();
+    expect((await second.execute(call('read_file', { path: 1 }))).error?.code).toBe('INVALID_ARGS');
+    expect((await second.execute(call('same_schema', { path: 'a' }))).isError).toBe(false);
+    expect((await second.execute(call('same_schema', { path: 1 }))).error?.code).toBe(
+      'INVALID_ARGS',
+    );
+  });
+
+  it('tells every tool of a warning raised when its shared schema was first compiled', async () => {
+    const { errors, onError } = quiet();
+    const registry = createToolRegistry({ onError });
+    const parameters = {
+      type: 'object',
+      properties: { at: { type: 'string', format: 'x-shared-format' } },
+    } as const;
+    registry.register({ ...readFile(), name: 'one', parameters });
+    registry.register({ ...readFile(), name: 'two', parameters });
+    await registry.execute(call('one', { at: 'x' }));
+    await registry.execute(call('two', { at: 'x' }));
+    expect(errors.map((e) => e.info.tool)).toEqual(['one', 'two']);
+  });
+});
+
 describe('interceptors', () => {
   it('see validated, frozen executions with the read-only tool view, outermost first', async () => {
     const registry = createToolRegistry();

@@ -99,20 +99,73 @@ export interface Compiled {
   readonly release: () => void;
 }
 
+/** A compiled schema shared by every tool whose schema has the same JSON text. */
+interface Shared {
+  readonly validate: CompiledSchema;
+  readonly remove: () => void;
+  readonly warnings: readonly string[];
+  refs: number;
+}
+
 /**
- * Compiles a tool's `parameters`. Returns `undefined` when no engine can compile the schema
+ * Compiled schemas by JSON text. Compiling is the expensive part of validation (a few hundred
+ * µs a tool), and the same schemas come back again and again: an MCP server that reconnects or
+ * announces `tools/list_changed` is re-registered with the schemas it had, and a host may keep
+ * one registry per agent over the same tools. Entries no tool uses any more stay for a while
+ * ({@link MAX_IDLE}, least recently released first out) and are then removed from their engine.
+ */
+const shared = new Map<string, Shared>();
+const idle = new Set<string>();
+const MAX_IDLE = 256;
+
+const acquire = (key: string, entry: Shared): Compiled => {
+  entry.refs++;
+  idle.delete(key);
+  let released = false;
+  return {
+    validate: entry.validate,
+    release: () => {
+      if (released) return;
+      released = true;
+      if (--entry.refs > 0) return;
+      idle.add(key);
+      if (idle.size > MAX_IDLE) {
+        const oldest = idle.values().next().value as string;
+        idle.delete(oldest);
+        shared.get(oldest)?.remove();
+        shared.delete(oldest);
+      }
+    },
+  };
+};
+
+/**
+ * Compiles a tool's `parameters`. Returns `{ error }` when no engine can compile the schema
  * (an unknown `$ref`, an invalid regular expression, a malformed keyword): the caller then skips
  * validation for that tool and reports why, instead of refusing every call to it. Warnings the
- * engine raises while compiling (say, an unknown format that it will ignore) go to `warn`.
+ * engine raises while compiling (say, an unknown format that it will ignore) go to `warn`, also
+ * when the compiled schema is shared with a tool compiled earlier.
  */
 export const compileParameters = (
   schema: ObjectJsonSchema,
   warn: (message: string) => void,
 ): Compiled | { readonly error: string } => {
-  const failures: string[] = [];
   const ownProperties = namesPrototypeMember(schema);
+  const key = `${ownProperties ? 'own' : 'any'}:${JSON.stringify(schema)}`;
+  const found = shared.get(key);
+  if (found) {
+    for (const message of found.warnings) warn(message);
+    return acquire(key, found);
+  }
+  const failures: string[] = [];
+  const warnings: string[] = [];
   const previousSink = warnSink;
-  warnSink = warn;
+  warnSink = (message) => {
+    // Ajv repeats some warnings (an unknown format, once per pass over the schema).
+    if (warnings.includes(message)) return;
+    warnings.push(message);
+    warn(message);
+  };
   try {
     for (const dialect of dialectsFor(schema)) {
       const ajv = engine(dialect, ownProperties);
@@ -124,7 +177,14 @@ export const compileParameters = (
         failures.push(error instanceof Error ? error.message : String(error));
         continue;
       }
-      return { validate: wrapAjv(fn), release: () => ajv.removeSchema(schema) };
+      const entry: Shared = {
+        validate: wrapAjv(fn),
+        remove: () => ajv.removeSchema(schema),
+        warnings,
+        refs: 0,
+      };
+      shared.set(key, entry);
+      return acquire(key, entry);
     }
   } finally {
     warnSink = previousSink;
