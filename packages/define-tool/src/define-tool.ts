@@ -1,0 +1,105 @@
+import type {
+  BodyExecution,
+  ObjectJsonSchema,
+  ToolDefinition,
+  ToolHints,
+} from '@dsh-tools/protocol';
+import type { CheckSchemaSpec, InferSchemaSpec, SchemaSpec } from './schema-spec';
+
+/**
+ * A schema that converts itself to JSON Schema (the Standard JSON Schema spec: zod >= 4.2,
+ * arktype >= 2.1.28, valibot through `toStandardJsonSchema`). Declared here rather than imported
+ * so that the package has no dependency but the protocol, as the spec itself recommends.
+ */
+export interface StandardJsonSchema<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly jsonSchema: {
+      readonly input: (options: {
+        readonly target: 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | (string & {});
+        readonly libraryOptions?: Record<string, unknown> | undefined;
+      }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** Anything `defineTool` accepts as `parameters`. */
+export type ToolParameters = SchemaSpec | StandardJsonSchema | ObjectJsonSchema;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The value type a (literal) JSON Schema describes; `unknown` where it is beyond this sketch. */
+export type InferJsonSchema<S> = S extends { readonly const: infer C }
+  ? C
+  : S extends { readonly enum: readonly (infer E)[] }
+    ? E
+    : S extends { readonly type: 'string' }
+      ? string
+      : S extends { readonly type: 'number' | 'integer' }
+        ? number
+        : S extends { readonly type: 'boolean' }
+          ? boolean
+          : S extends { readonly type: 'null' }
+            ? null
+            : S extends { readonly type: 'array'; readonly items: infer I }
+              ? InferJsonSchema<I>[]
+              : S extends { readonly type: 'object'; readonly properties: infer P }
+                ? string extends keyof P
+                  ? { [key: string]: unknown }
+                  : InferJsonObject<
+                      P,
+                      S extends { readonly required: readonly (infer R)[] } ? R : never
+                    >
+                : S extends { readonly type: 'object' }
+                  ? { [key: string]: unknown }
+                  : unknown;
+
+type InferJsonObject<P, R> = Simplify<
+  { -readonly [K in keyof P as K extends R ? K : never]: InferJsonSchema<P[K]> } & {
+    -readonly [K in keyof P as K extends R ? never : K]?: InferJsonSchema<P[K]>;
+  }
+>;
+
+/**
+ * The arguments a tool's `execute` receives, from its `parameters`: a Standard JSON Schema's input
+ * type, what a literal JSON Schema or a {@link SchemaSpec} describes.
+ */
+export type InferArgs<P> = P extends { readonly '~standard': { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly input: infer I }
+    ? I
+    : unknown
+  : P extends { readonly type: 'object' }
+    ? InferJsonSchema<P>
+    : InferSchemaSpec<P>;
+
+/** What a tool body returns (see `ToolDefinition.execute`). */
+export type ToolResult = ReturnType<ToolDefinition['execute']>;
+
+/** The definition `defineTool` takes: a `ToolDefinition` whose `parameters` may be any {@link ToolParameters}. */
+export interface ToolConfig<P, Args = InferArgs<P>> {
+  /** `^[a-zA-Z0-9_-]{1,64}$`, what the OpenAI and DeepSeek APIs accept as a function name. */
+  readonly name: string;
+  /** Tells the model when and how to use the tool. */
+  readonly description: string;
+  readonly parameters: P;
+  /** Runs the tool on validated arguments; see `ToolDefinition.execute`. */
+  execute(args: Args, exec: BodyExecution<Args>): ToolResult;
+  /** What policies need to know; path markers of a SchemaSpec are added to `paths`. */
+  readonly hints?: ToolHints;
+  /** Per-tool time limit in milliseconds; 0 means none. */
+  readonly timeoutMs?: number;
+}
+
+/** The overloads of {@link defineTool}, in the order they are tried. */
+export interface DefineTool {
+  /** `parameters` is a {@link SchemaSpec}: `{ path: { type: 'string', required: true } }`. */
+  <const P extends SchemaSpec>(
+    config: ToolConfig<P & NoInfer<CheckSchemaSpec<P>>, InferSchemaSpec<P>>,
+  ): ToolDefinition<InferSchemaSpec<P>>;
+  /** `parameters` is a Standard JSON Schema: zod >= 4.2, arktype, valibot's `toStandardJsonSchema`. */
+  <P extends StandardJsonSchema>(config: ToolConfig<P>): ToolDefinition<InferArgs<P>>;
+  /** `parameters` is an object JSON Schema: `{ type: 'object', properties: { ... } }`. */
+  <const P extends ObjectJsonSchema>(config: ToolConfig<P>): ToolDefinition<InferJsonSchema<P>>;
+}
