@@ -26,7 +26,8 @@ export type CompiledSchema = (args: unknown) => ArgsCheck;
  * - `validateSchema: false` and `code.optimize: false`: measured, these halve compile time
  *   (0.6 ms → 0.3 ms for a typical tool) without slowing validation; a schema that is invalid
  *   still fails to compile and is reported.
- * - `verbose: true`: errors carry the offending value, so messages say what was sent.
+ * - No `verbose`: it makes compiled code a third larger and slower to compile; messages find the
+ *   offending value in the arguments themselves (failures only).
  * - No `useDefaults`, `coerceTypes` or `removeAdditional`: validation never mutates arguments.
  */
 const engineOptions = (ownProperties: boolean): Options => ({
@@ -35,7 +36,6 @@ const engineOptions = (ownProperties: boolean): Options => ({
   ownProperties,
   addUsedSchema: false,
   validateSchema: false,
-  verbose: true,
   code: { optimize: false },
   logger: {
     log: () => {},
@@ -199,7 +199,7 @@ const wrapAjv =
     const errors = fn.errors ?? [];
     const violations: Violation[] = [];
     for (let i = 0; i < errors.length && i < MAX_VIOLATIONS; i++) {
-      violations.push(fromAjv(errors[i]!));
+      violations.push(fromAjv(errors[i]!, args));
     }
     return { ok: false, violations, more: Math.max(0, errors.length - MAX_VIOLATIONS) };
   };
@@ -207,7 +207,18 @@ const wrapAjv =
 const MAX_LISTED = 10;
 
 /** One Ajv error in the words a model understands, pointing at the argument itself. */
-const fromAjv = (error: ErrorObject): Violation => {
+/** The value a JSON pointer points at in (already JSON-checked) arguments, own keys only. */
+const valueAt = (root: unknown, pointer: string): unknown => {
+  let value = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+};
+
+const fromAjv = (error: ErrorObject, args: unknown): Violation => {
   const params = error.params as Record<string, unknown>;
   const at = error.instancePath;
   switch (error.keyword) {
@@ -227,7 +238,10 @@ const fromAjv = (error: ErrorObject): Violation => {
         message: 'is not allowed here; remove it',
       };
     case 'type':
-      return { path: at, message: `must be ${String(params.type)} (got ${kindOf(error.data)})` };
+      return {
+        path: at,
+        message: `must be ${String(params.type)} (got ${kindOf(valueAt(args, at))})`,
+      };
     case 'enum': {
       const allowed = Array.isArray(params.allowedValues) ? params.allowedValues : [];
       const listed = allowed.slice(0, MAX_LISTED).map((v) => JSON.stringify(v));
