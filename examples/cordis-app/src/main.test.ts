@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { main } from './main';
 
@@ -66,4 +71,42 @@ it('disposing the tool plugin removes its tools from the registry and the prompt
   ]);
   expect(callLines(lines, 'c8')[0]).toMatch(/^result {3}read_note \(c8\): UNKNOWN_TOOL/);
   expect(lines.at(-1)).toBe('done     app disposed');
+});
+
+it('runs as its own process to the end and exits 0', async () => {
+  const app = fileURLToPath(new URL('..', import.meta.url));
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  // `pnpm demo` runs the built packages; this test runs the sources, so it needs no build: a
+  // tsconfig whose paths point every package at its sources, handed to tsx.
+  const dir = mkdtempSync(join(tmpdir(), 'cordis-app-'));
+  const tsconfig = join(dir, 'tsconfig.json');
+  writeFileSync(
+    tsconfig,
+    JSON.stringify({
+      extends: join(root, 'tsconfig.base.json'),
+      compilerOptions: {
+        paths: {
+          '@dsh-tools/define-tool/zod3': [join(root, 'packages/define-tool/src/zod3.ts')],
+          '@dsh-tools/*': [join(root, 'packages/*/src/index.ts')],
+          'dsh-tools/cordis': [join(root, 'packages/dsh-tools/src/cordis.ts')],
+          'dsh-tools': [join(root, 'packages/dsh-tools/src/index.ts')],
+        },
+      },
+    }),
+  );
+  try {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: app,
+      env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    // The whole trace, exactly as in-process: a process that exits early (say, while a call
+    // waits only on its timeout) would cut it short.
+    expect(run.stdout.trimEnd().split('\n')).toEqual(await trace());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

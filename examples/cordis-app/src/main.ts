@@ -40,15 +40,24 @@ const readNote = defineTool({
   },
 });
 
-/** Searches the notes slowly: it waits until aborted, so its 50 ms time limit always fires. */
+/** Searches the notes slowly: a 10 s search under a 50 ms limit, so its timeout always fires. */
 const slowSearch = defineTool({
   name: 'slow_search',
   description: 'Search every note (slow).',
   parameters: { query: { type: 'string', required: true } },
   timeoutMs: 50,
-  execute(_args, exec) {
-    return new Promise<never>((_resolve, reject) => {
-      exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true });
+  execute({ query }, exec) {
+    return new Promise((resolve, reject) => {
+      const work = setTimeout(() => resolve([textContent(`nothing matches "${query}"`)]), 10_000);
+      // A well-behaved body stops when its signal aborts (the timeout, or the caller).
+      exec.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(work);
+          reject(exec.signal.reason);
+        },
+        { once: true },
+      );
     });
   },
 });
