@@ -807,10 +807,14 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let limit = defaultConcurrency;
     try {
       list = Array.from(execs as unknown[]);
+    } catch {
+      return [];
+    }
+    try {
       const wanted = options?.maxConcurrency;
       if (typeof wanted === 'number' && wanted >= 1) limit = Math.floor(wanted);
     } catch {
-      return [];
+      // Unreadable options: the registry's default bound.
     }
     const out: ToolExecutionResult[] = new Array(list.length);
     let i = 0;
