@@ -1,0 +1,356 @@
+/**
+ * The registry's costs, each as a ratio against a baseline measured in the same run:
+ *
+ * 1. execute overhead (validation on; 0 and 5 pass-through interceptors; a trivial tool) against
+ *    calling the body plus one compiled-ajv validator call directly;
+ * 2. validation per call against raw compiled ajv: execute on a validated tool minus execute on
+ *    the same tool with validation skipped, against the raw validator on the same arguments;
+ * 3. compile cost per tool (register a fresh tool, first call compiles) against typebox 1.x
+ *    `Compile` of the same schema (and raw ajv compile, for where the time goes);
+ * 4. registering 1,000 raw-schema tools plus the first schemas();
+ * 5. schemas() on an unchanged 1,000-tool registry against a 10-tool one (O(1): same array);
+ * 6. executeAll of 10 concurrency-safe 50 ms tools against running them one after another.
+ */
+import type { ObjectJsonSchema, ToolDefinition, ToolExecution } from '@dsh-tools/protocol';
+import { createToolRegistry } from '@dsh-tools/registry';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { Compile } from 'typebox/compile';
+import { formatNs, reportRatio, runSuite } from './lib';
+
+const content = [{ type: 'text' as const, text: 'ok' }];
+const readFileSchema: ObjectJsonSchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'Absolute path' },
+    offset: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: 10_000 },
+  },
+  required: ['path'],
+  additionalProperties: false,
+};
+const readArgs = { path: '/etc/hosts', offset: 10, limit: 100 };
+
+/** A heavier schema, so that validation is a measurable share of a call. */
+const multiEditSchema: ObjectJsonSchema = {
+  type: 'object',
+  properties: {
+    file_path: { type: 'string', minLength: 1 },
+    edits: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          old_string: { type: 'string' },
+          new_string: { type: 'string' },
+          replace_all: { type: 'boolean' },
+        },
+        required: ['old_string', 'new_string'],
+        additionalProperties: false,
+      },
+    },
+    mode: { type: 'string', enum: ['apply', 'preview', 'check'] },
+  },
+  required: ['file_path', 'edits'],
+  additionalProperties: false,
+};
+const multiEditArgs = {
+  file_path: '/src/index.ts',
+  mode: 'apply',
+  edits: Array.from({ length: 20 }, (_, i) => ({
+    old_string: `const a${i} = 1;`,
+    new_string: `const a${i} = 2;`,
+    replace_all: i % 2 === 0,
+  })),
+};
+
+// The reference validator: ajv as its README recommends for this job, one shared instance.
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats(ajv);
+const rawRead = ajv.compile(readFileSchema);
+const rawMultiEdit = ajv.compile(multiEditSchema);
+
+const tool = (
+  name: string,
+  parameters: ObjectJsonSchema,
+  extra: Partial<ToolDefinition> = {},
+): ToolDefinition => ({
+  name,
+  description: `${name} tool`,
+  parameters,
+  execute: () => content,
+  ...extra,
+});
+
+// ---------------------------------------------------------------------------- 1 + 2
+
+const plain = createToolRegistry();
+plain.register(tool('read_file', readFileSchema));
+plain.register(tool('multi_edit', multiEditSchema));
+// An unresolvable $ref makes the engine skip validation (with a warning): the same call without it.
+const unvalidated = {
+  ...multiEditSchema,
+  properties: { ...multiEditSchema.properties, x: { $ref: 'urn:missing' } },
+};
+plain.register(tool('multi_edit_unvalidated', unvalidated as ObjectJsonSchema));
+const intercepted = createToolRegistry();
+intercepted.register(tool('read_file', readFileSchema));
+for (let i = 0; i < 5; i++) intercepted.use((_exec, next) => next(), { name: `pass${i}` });
+
+const readCall: ToolExecution = { callId: 'c1', name: 'read_file', arguments: readArgs };
+const editCall: ToolExecution = { callId: 'c2', name: 'multi_edit', arguments: multiEditArgs };
+const editCallUnvalidated: ToolExecution = { ...editCall, name: 'multi_edit_unvalidated' };
+const body = tool('read_file', readFileSchema).execute;
+const bodyExec = { ...readCall, tool: undefined, signal: new AbortController().signal } as never;
+const originalWarn = console.warn;
+console.warn = () => {};
+await plain.execute(editCallUnvalidated); // compiles (and skips) outside the measurement
+console.warn = originalWarn;
+
+const overhead = await runSuite(
+  'registry: execute overhead, trivial tool, validation on',
+  'body + one ajv call, direct',
+  [
+    {
+      name: 'body + one ajv call, direct',
+      fn: async () => {
+        if (!rawRead(readArgs)) throw new Error('invalid');
+        return await body(readArgs, bodyExec);
+      },
+    },
+    { name: 'execute, 0 interceptors', fn: () => plain.execute(readCall) },
+    { name: 'execute, 5 interceptors', fn: () => intercepted.execute(readCall) },
+  ],
+  { time: 400 },
+);
+reportRatio(
+  'execute (0 interceptors) / body + one ajv call',
+  (overhead['execute, 0 interceptors'] ?? Number.NaN) /
+    (overhead['body + one ajv call, direct'] ?? Number.NaN),
+);
+reportRatio(
+  'execute (5 interceptors) / body + one ajv call',
+  (overhead['execute, 5 interceptors'] ?? Number.NaN) /
+    (overhead['body + one ajv call, direct'] ?? Number.NaN),
+);
+
+// The difference of two ~5 µs calls is a few hundred ns, less than the noise of one tinybench
+// task on a shared machine: so both calls are timed in alternating rounds, and the median of
+// the per-round differences is taken.
+const perCallNs = async (fn: () => unknown, n: number): Promise<number> => {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) await fn();
+  return ((performance.now() - start) * 1e6) / n;
+};
+const perSyncCallNs = (fn: () => unknown, n: number): number => {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) fn();
+  return ((performance.now() - start) * 1e6) / n;
+};
+const median = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const deltas: number[] = [];
+const raws: number[] = [];
+for (let round = 0; round < 21; round++) {
+  const validated = await perCallNs(() => plain.execute(editCall), 5_000);
+  const skipped = await perCallNs(() => plain.execute(editCallUnvalidated), 5_000);
+  deltas.push(validated - skipped);
+  raws.push(perSyncCallNs(() => rawMultiEdit(multiEditArgs), 20_000));
+}
+const perCall = median(deltas);
+const raw = median(raws);
+console.log(
+  '\n## registry: validation per call (multi_edit, 20 edits; medians of 21 alternating rounds)\n',
+);
+console.log('| task | per call |\n|---|---:|');
+console.log(`| raw compiled ajv | ${formatNs(raw)} |`);
+console.log(
+  `| registry validation: execute validated - execute with validation skipped | ${formatNs(perCall)} |`,
+);
+reportRatio('registry validation per call / raw compiled ajv', perCall / raw, 1.5);
+
+// ---------------------------------------------------------------------------- 3
+
+/** A fresh schema object every time (no engine may answer from a cache), of realistic shape. */
+let serial = 0;
+const freshSchema = (): ObjectJsonSchema => {
+  const n = serial++;
+  return n % 2 === 0
+    ? {
+        ...readFileSchema,
+        description: `v${n}`,
+        properties: { ...readFileSchema.properties, [`p${n}`]: { type: 'string' } },
+      }
+    : {
+        ...multiEditSchema,
+        description: `v${n}`,
+        properties: { ...multiEditSchema.properties, [`p${n}`]: { type: 'number' } },
+      };
+};
+/** A Standard Schema that accepts anything: the same call without compiling `parameters`. */
+const passThrough = {
+  '~standard': { version: 1 as const, vendor: 'bench', validate: (value: unknown) => ({ value }) },
+};
+const compileRegistry = createToolRegistry();
+// A live tool with the read_file schema: re-registering that schema is a cache hit.
+compileRegistry.register(tool('live', readFileSchema));
+const sharedAjv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false });
+addFormats(sharedAjv);
+
+const compile = await runSuite(
+  'registry: compile cost per tool',
+  'typebox 1.x Compile',
+  [
+    { name: 'typebox 1.x Compile', fn: () => Compile(freshSchema() as never) },
+    {
+      name: 'ajv compile, shared instance (default code options)',
+      fn: () => {
+        const schema = freshSchema();
+        sharedAjv.compile(schema);
+        sharedAjv.removeSchema(schema);
+      },
+    },
+    {
+      name: 'registry: register + first call (compiles) + dispose',
+      fn: async () => {
+        const dispose = compileRegistry.register(tool('fresh', freshSchema()));
+        await compileRegistry.execute({
+          callId: 'x',
+          name: 'fresh',
+          arguments: { path: 'a', file_path: 'a', edits: [] },
+        });
+        dispose();
+      },
+    },
+    {
+      name: 'registry: register + first call, same schema as a live tool + dispose',
+      fn: async () => {
+        const dispose = compileRegistry.register(tool('again', readFileSchema));
+        await compileRegistry.execute({ callId: 'x', name: 'again', arguments: { path: 'a' } });
+        dispose();
+      },
+    },
+    {
+      name: 'registry: register + first call, validation skipped + dispose',
+      fn: async () => {
+        const dispose = compileRegistry.register(
+          tool('fresh', freshSchema(), { inputValidator: passThrough }),
+        );
+        await compileRegistry.execute({ callId: 'x', name: 'fresh', arguments: { path: 'a' } });
+        dispose();
+      },
+    },
+  ],
+  { time: 1500 },
+);
+const compilePerTool =
+  (compile['registry: register + first call (compiles) + dispose'] ?? Number.NaN) -
+  (compile['registry: register + first call, validation skipped + dispose'] ?? Number.NaN);
+console.log(`\nregistry compile per tool (compiling - not compiling): ${formatNs(compilePerTool)}`);
+reportRatio(
+  'registry compile per tool / typebox 1.x Compile',
+  compilePerTool / (compile['typebox 1.x Compile'] ?? Number.NaN),
+  2,
+);
+
+// ---------------------------------------------------------------------------- 4 + 5
+
+const thousand = Array.from({ length: 1000 }, (_, i) =>
+  tool(`mcp__server__tool_${i}`, {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: `query ${i}` },
+      limit: { type: 'integer' },
+    },
+    required: ['query'],
+  }),
+);
+const registration = await runSuite(
+  'registry: 1,000 raw-schema tools',
+  'Map of 1,000 definitions',
+  [
+    {
+      name: 'Map of 1,000 definitions',
+      fn: () => {
+        const map = new Map<string, ToolDefinition>();
+        for (const definition of thousand) map.set(definition.name, definition);
+        return Array.from(map.values());
+      },
+    },
+    {
+      name: 'register 1,000 + first schemas()',
+      fn: () => {
+        const registry = createToolRegistry();
+        for (const definition of thousand) registry.register(definition);
+        return registry.schemas();
+      },
+    },
+  ],
+  { time: 1500 },
+);
+const registerMs = (registration['register 1,000 + first schemas()'] ?? Number.NaN) / 1e6;
+console.log(
+  `\nregister 1,000 + first schemas(): ${registerMs.toFixed(2)} ms on this machine (under 50 ms): ${
+    registerMs < 50 ? 'met' : 'MISSED'
+  }`,
+);
+
+const big = createToolRegistry();
+for (const definition of thousand) big.register(definition);
+const small = createToolRegistry();
+for (const definition of thousand.slice(0, 10)) small.register(definition);
+const first = big.schemas();
+console.log(
+  `schemas() on an unchanged registry returns the same array: ${big.schemas() === first ? 'yes' : 'NO'}`,
+);
+await runSuite(
+  'registry: schemas() on an unchanged registry',
+  'schemas(), 10 tools',
+  [
+    { name: 'schemas(), 10 tools', fn: () => small.schemas() },
+    { name: 'schemas(), 1,000 tools', fn: () => big.schemas() },
+  ],
+  {
+    time: 300,
+    targets: [{ task: 'schemas(), 1,000 tools', against: 'schemas(), 10 tools', atMost: 2 }],
+  },
+);
+
+// ---------------------------------------------------------------------------- 6
+
+const parallel = createToolRegistry();
+parallel.register(
+  tool(
+    'sleep',
+    { type: 'object' },
+    {
+      hints: { concurrencySafe: true },
+      execute: () => new Promise((resolve) => setTimeout(() => resolve(content), 50)),
+    },
+  ),
+);
+const turn: ToolExecution[] = Array.from({ length: 10 }, (_, i) => ({
+  callId: `s${i}`,
+  name: 'sleep',
+  arguments: {},
+}));
+// 50 ms tools make tinybench's minimum iteration count take minutes: a few timed rounds instead.
+const time = async (fn: () => Promise<unknown>, rounds = 5) => {
+  await fn();
+  const start = performance.now();
+  for (let i = 0; i < rounds; i++) await fn();
+  return (performance.now() - start) / rounds;
+};
+const sequential = await time(async () => {
+  for (const exec of turn) await parallel.execute(exec);
+});
+const overlapped = await time(() => parallel.executeAll(turn));
+console.log('\n## registry: executeAll of 10 concurrency-safe 50 ms tools\n');
+console.log(
+  `| task | mean |\n|---|---:|\n| one after another | ${sequential.toFixed(1)} ms |\n| executeAll | ${overlapped.toFixed(1)} ms |`,
+);
+const speedup = sequential / overlapped;
+console.log(
+  `ratio: executeAll speed-up over sequence = ${speedup.toFixed(2)}x (at least 8x): ${speedup >= 8 ? 'met' : 'MISSED'}`,
+);
