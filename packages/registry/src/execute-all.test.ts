@@ -150,7 +150,13 @@ describe('executeAll', () => {
     const registry = createToolRegistry();
     let dispose = () => {};
     registry.register(
-      readFile({ name: 'uninstall', execute: () => (dispose(), [textContent('bye')]) }),
+      readFile({
+        name: 'uninstall',
+        execute: () => {
+          dispose();
+          return [textContent('bye')];
+        },
+      }),
     );
     dispose = registry.register(readFile({ name: 'victim', hints: { concurrencySafe: true } }));
     const results = await registry.executeAll([

@@ -160,7 +160,12 @@ describe('timeouts', () => {
       const registry = createToolRegistry({ timeoutMs: 60_000, timeoutGraceMs: 60_000 });
       const gate = deferred();
       registry.register(
-        readFile({ execute: async () => (await gate.promise, [textContent('ok')]) }),
+        readFile({
+          execute: async () => {
+            await gate.promise;
+            return [textContent('ok')];
+          },
+        }),
       );
       const running = registry.execute(call('read_file', { path: 'a' }));
       await new Promise((r) => realSet(r, 1));
