@@ -190,11 +190,13 @@ describe('the cordis tools service', () => {
       trace.push(name);
       return next();
     };
+    root.tools.use(mark('use:zero') as never);
     root.tools.use(mark('use:low') as never, { priority: -1 });
     root.on('tools/execute', mark('event') as never);
     root.tools.use(mark('use:high') as never, { priority: 10 });
+    root.tools.use(mark('use:tiny') as never, { priority: 0.001 });
     await root.tools.execute({ callId: 'c', name: 'prio', arguments: {} });
-    expect(trace).toEqual(['use:high', 'event', 'use:low']);
+    expect(trace).toEqual(['use:high', 'use:tiny', 'event', 'use:zero', 'use:low']);
   });
 
   it('names the plugin of a misbehaving listener in the INTERCEPTOR_ERROR', async () => {
@@ -273,6 +275,11 @@ describe('the cordis tools service', () => {
     isolated.on('tools/execute', (exec) => errorResult(exec.callId, 'DENIED', 'other scope'));
     const result = await root.tools.execute({ callId: 'c', name: 'scoped', arguments: {} });
     expect(result.isError).toBe(false);
+    // The isolated scope has its own registry, tools and listeners.
+    expect(isolated.tools.has('scoped')).toBe(false);
+    await isolated.plugin(toolPlugin(['scoped']));
+    const inner = await isolated.tools.execute({ callId: 'c', name: 'scoped', arguments: {} });
+    expect(inner.error?.message).toBe('other scope');
   });
 
   it('passes the configuration to the registry', async () => {
