@@ -256,19 +256,27 @@ describe('SchemaSpec', () => {
       { o: { type: 'object', properties: [] } },
       'parameters.o.properties must be an object (got [])',
     ],
-    [{ p: { type: 'string', enum: [] } }, 'parameters.p.enum must be values of the type (got [])'],
+    [
+      { p: { type: 'string', enum: [] } },
+      'parameters.p.enum must be distinct values of the type (got [])',
+    ],
     [
       { p: { type: 'string', enum: ['a', 1] } },
-      'parameters.p.enum must be values of the type (got ["a",1])',
+      'parameters.p.enum must be distinct values of the type (got ["a",1])',
     ],
     [
       { p: { type: 'integer', enum: [1, 1.5] } },
-      'parameters.p.enum must be values of the type (got [1,1.5])',
+      'parameters.p.enum must be distinct values of the type (got [1,1.5])',
     ],
     [
       { p: { type: 'string', enum: 'ab' } },
-      'parameters.p.enum must be values of the type (got "ab")',
+      'parameters.p.enum must be distinct values of the type (got "ab")',
     ],
+    [
+      { p: { type: 'string', enum: ['a', 'a'] } },
+      'parameters.p.enum must be distinct values of the type (got ["a","a"])',
+    ],
+    [{ p: { type: 'boolean', enum: [true] } }, 'parameters.p has unknown key "enum"'],
     [
       { p: { type: 'string', pattern: '(' } },
       'parameters.p.pattern must be a valid regex (got "(")',
@@ -288,7 +296,7 @@ describe('SchemaSpec', () => {
     ],
     [
       { p: { type: 'number', minimum: Number.NaN } },
-      'parameters.p.minimum must be a finite number (got NaN)',
+      'parameters.p.minimum must be a finite number (got null)',
     ],
     [
       { p: { type: 'number', maximum: '9' } },
@@ -476,15 +484,19 @@ describe('the definition', () => {
     [{ ...base, parameters: [] }, 'defineTool("read_file").parameters must be an object (got [])'],
     [
       { ...base, timeoutMs: -1 },
-      'defineTool("read_file").timeoutMs must be a number >= 0 (got -1)',
+      'defineTool("read_file").timeoutMs must be an integer >= 0 (got -1)',
     ],
     [
       { ...base, timeoutMs: Number.POSITIVE_INFINITY },
-      'defineTool("read_file").timeoutMs must be a number >= 0 (got Infinity)',
+      'defineTool("read_file").timeoutMs must be an integer >= 0 (got Infinity)',
     ],
     [
       { ...base, timeoutMs: '5' },
-      'defineTool("read_file").timeoutMs must be a number >= 0 (got "5")',
+      'defineTool("read_file").timeoutMs must be an integer >= 0 (got "5")',
+    ],
+    [
+      { ...base, timeoutMs: 1.5 },
+      'defineTool("read_file").timeoutMs must be an integer >= 0 (got 1.5)',
     ],
     [
       { ...base, timeout: 5 },

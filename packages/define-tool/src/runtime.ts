@@ -25,7 +25,8 @@ export const isObject = (value: unknown): value is Record<string, Any> =>
 /** A short rendering of any value for a message; cyclic, bigint or huge input must not break it. */
 export const show = (value: unknown): string => {
   try {
-    return (typeof value === 'number' ? `${value}` : JSON.stringify(value)).slice(0, 66);
+    // Numbers as JavaScript writes them (Infinity); NaN comes out as JSON's null.
+    return (value === +(value as number) ? `${value}` : JSON.stringify(value)).slice(0, 66);
   } catch {
     return typeof value;
   }
@@ -34,8 +35,6 @@ export const show = (value: unknown): string => {
 /** Close enough for "did you mean": fewer than 3 letters of either missing from the other (typos, case, swaps). */
 const near = (a: string, b: string): boolean =>
   [...(a + b)].filter((c) => !a.includes(c) || !b.includes(c)).length < 3;
-
-const isBoolean = (value: unknown): boolean => value === !!value;
 
 /**
  * Each property type: how to tell a value of it (for `enum`), and the keys it adds to `type`,
@@ -63,17 +62,21 @@ const RULES: { readonly [code: string]: readonly [(value: Any, parent: Any) => u
     D: text,
     s: text,
     F: [(v) => typeof v === 'function', 'a function'],
-    t: [(v) => Number.isFinite(v) && v >= 0, 'a number >= 0'],
     // Left to the registry (hints) or to the types (`default`, documentation for the model).
     x: [() => 1, ''],
     p: [Array.isArray, 'an array'],
     o: object,
-    b: [isBoolean, 'a boolean'],
+    b: [(v) => v === !!v, 'a boolean'],
     Y: [(v) => isString(v) && TYPES[v], `${Object.keys(TYPES)}`],
     I: object,
     e: [
-      (v, spec) => Array.isArray(v) && v.length && v.every(TYPES[spec.type]![0]),
-      'values of the type',
+      // Distinct, or ajv refuses to compile the schema.
+      (v, spec) =>
+        Array.isArray(v) &&
+        v.length &&
+        v.every(TYPES[spec.type]![0]) &&
+        new Set(v).size === v.length,
+      'distinct values of the type',
     ],
     n: [(v) => Number.isSafeInteger(v) && v >= 0, 'an integer >= 0'],
     f: [Number.isFinite, 'a finite number'],
@@ -153,7 +156,7 @@ const convert = (
         }),
       ),
       // After `properties`, which fills `names`.
-      ...(names[0] && { required: names }),
+      ...(names.length && { required: names }),
     }),
   };
 };
@@ -169,7 +172,9 @@ const convertSchemaSpec = (spec: unknown, where: string, paths: ToolPathHint[]):
  */
 export const schemaSpecToJsonSchema: <const S extends SchemaSpec>(
   spec: S & NoInfer<CheckSchemaSpec<S>>,
-) => ObjectJsonSchema = (spec) => convertSchemaSpec(spec, 'schemaSpecToJsonSchema(spec)', []);
+) => ObjectJsonSchema = (spec) =>
+  // `?? null`: an absent spec is refused, as `properties: undefined` is not.
+  convertSchemaSpec(spec ?? null, 'schemaSpecToJsonSchema(spec)', []);
 
 /**
  * Defines a tool whose arguments are typed from its `parameters`: a {@link SchemaSpec} (the short
@@ -187,7 +192,7 @@ export const schemaSpecToJsonSchema: <const S extends SchemaSpec>(
  */
 export const defineTool: DefineTool = (config: Any) => {
   const where = `defineTool(${show(config?.name)})`;
-  check(Object(config), 'name:N description:D parameters:I execute:F hints:o timeoutMs:t', where);
+  check(Object(config), 'name:N description:D parameters:I execute:F hints:o timeoutMs:n', where);
   const { parameters, hints = {} } = config;
   check(
     hints,
@@ -202,7 +207,7 @@ export const defineTool: DefineTool = (config: Any) => {
     standard
       ? standard.jsonSchema?.input({ target: 'draft-07' })
       : isString(parameters.type) ||
-          (isObject(parameters.properties) && !isString(parameters.properties.type))
+          (parameters.properties && !isString(parameters.properties.type))
         ? parameters
         : convertSchemaSpec(parameters, `${where}.parameters`, paths),
   );
