@@ -28,6 +28,8 @@ export interface Entry {
   readonly holder: string;
   /** `undefined` until the first call compiles `parameters`; `null` when it could not compile. */
   compiled: Compiled | null | undefined;
+  /** Set by the disposer: a call still in flight may compile later, and must then release. */
+  disposed: boolean;
 }
 
 const HINT_FLAGS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
@@ -211,5 +213,6 @@ export const readDefinition = (definition: unknown): Entry => {
     inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
     holder: describeSource(frozenSource),
     compiled: undefined,
+    disposed: false,
   };
 };

@@ -212,6 +212,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     return () => {
       if (tools.get(entry.name) !== entry) return;
       tools.delete(entry.name);
+      entry.disposed = true;
       if (entry.compiled) entry.compiled.release();
       emitChange([], [entry.name]);
     };
@@ -234,6 +235,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         );
       } else {
         entry.compiled = outcome;
+        // Compiled for a call that outlived its tool: usable for that call, owned by no one.
+        if (entry.disposed) outcome.release();
       }
     }
     return entry.compiled;
