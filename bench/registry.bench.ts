@@ -11,7 +11,13 @@
  * 5. schemas() on an unchanged 1,000-tool registry against a 10-tool one (O(1): same array);
  * 6. executeAll of 10 concurrency-safe 50 ms tools against running them one after another.
  */
-import type { ObjectJsonSchema, ToolDefinition, ToolExecution } from '@dsh-tools/protocol';
+import type {
+  ObjectJsonSchema,
+  ToolArgs,
+  ToolDefinition,
+  ToolExecution,
+  ToolInputValidator,
+} from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -189,8 +195,12 @@ const freshSchema = (): ObjectJsonSchema => {
       };
 };
 /** A Standard Schema that accepts anything: the same call without compiling `parameters`. */
-const passThrough = {
-  '~standard': { version: 1 as const, vendor: 'bench', validate: (value: unknown) => ({ value }) },
+const passThrough: ToolInputValidator = {
+  '~standard': {
+    version: 1,
+    vendor: 'bench',
+    validate: (value: unknown) => ({ value: value as ToolArgs }),
+  },
 };
 const compileRegistry = createToolRegistry();
 // A live tool with the read_file schema: re-registering that schema is a cache hit.
