@@ -1,9 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  type JSONRPCMessage,
-  parseJSONRPCMessage,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+
+/**
+ * Whether a parsed line has the shape of a JSON-RPC 2.0 message: a request or notification (a
+ * string `method`) or a response (an `id` with a `result` or an `error`). The full schema check
+ * is left to the client, which validates every result against its method's schema anyway;
+ * repeating it here would cost a second schema walk per message on the hot path.
+ */
+function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0') return false;
+  if (typeof m.method === 'string') return true;
+  const id = m.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return false;
+  return (
+    (typeof m.result === 'object' && m.result !== null) ||
+    (typeof m.error === 'object' && m.error !== null)
+  );
+}
 
 /** How a stdio server process is started. */
 export interface ProcessTransportOptions {
@@ -16,6 +31,11 @@ export interface ProcessTransportOptions {
   readonly maxLineBytes?: number;
   /** How many bytes of stderr are kept for error messages. */
   readonly stderrTailBytes?: number;
+  /**
+   * Start the server in a process group of its own (default true, ignored on Windows), so that
+   * close() reaches every process it started. With false, only the server itself is signalled.
+   */
+  readonly processGroup?: boolean;
   /** After SIGTERM to the process group, how long to wait before SIGKILL. */
   readonly killGraceMs?: number;
 }
@@ -92,7 +112,10 @@ export class ProcessTransport implements Transport {
 
   constructor(options: ProcessTransportOptions) {
     this.#options = options;
+    this.#group = process.platform !== 'win32' && options.processGroup !== false;
   }
+
+  readonly #group: boolean;
 
   /** The server's process id once started. */
   get pid(): number | undefined {
@@ -118,7 +141,7 @@ export class ProcessTransport implements Transport {
         ...(cwd === undefined ? {} : { cwd }),
         stdio: ['pipe', 'pipe', 'pipe'],
         // Own process group: close() signals -pid, reaching every process the server started.
-        detached: process.platform !== 'win32',
+        detached: this.#group,
         windowsHide: true,
         shell: false,
       });
@@ -211,10 +234,13 @@ export class ProcessTransport implements Transport {
     let text = line.toString('utf8');
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (text.trim() === '') return;
-    let message: JSONRPCMessage;
+    let message: unknown;
     try {
-      message = parseJSONRPCMessage(JSON.parse(text));
+      message = JSON.parse(text);
     } catch {
+      message = undefined;
+    }
+    if (!isJsonRpcShaped(message)) {
       // Servers print banners and debug output on stdout; one bad line must not end the session.
       this.skippedLines++;
       return;
@@ -265,7 +291,7 @@ export class ProcessTransport implements Transport {
     const pid = this.#child?.pid;
     if (pid === undefined) return;
     try {
-      if (process.platform === 'win32') this.#child?.kill(signal);
+      if (!this.#group) this.#child?.kill(signal);
       else process.kill(-pid, signal);
     } catch {
       // ESRCH: the group is already gone.

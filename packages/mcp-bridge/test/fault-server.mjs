@@ -93,6 +93,11 @@ function baseTools() {
     { name: 'spawn-grandchild', description: 'Starts a long sleep child.', inputSchema: obj() },
     { name: 'drop-sessions', description: 'Forgets every HTTP session.', inputSchema: obj() },
     { name: 'fail-lists', description: 'Makes every later tools/list fail.', inputSchema: obj() },
+    {
+      name: 'flip-extra',
+      description: 'Renames every extra tool (a new generation), without notifying.',
+      inputSchema: obj(),
+    },
   ];
   if (env.FAULT_WEIRD_NAMES === '1') {
     for (const name of ['a.b', 'a_b', 'a b', 'x'.repeat(100), `${'x'.repeat(99)}y`, 'ünïcödé']) {
@@ -101,7 +106,7 @@ function baseTools() {
   }
   const extra = Number(env.FAULT_EXTRA_TOOLS ?? 0);
   for (let i = 0; i < extra; i++) {
-    const name = `t${String(i).padStart(4, '0')}`;
+    const name = `${generation === 0 ? '' : `g${generation}_`}t${String(i).padStart(4, '0')}`;
     tools.push({
       name,
       description: `Extra tool ${i}.`,
@@ -112,6 +117,7 @@ function baseTools() {
 }
 
 const dynamic = new Map();
+let generation = 0;
 let listsFailAfter =
   env.FAULT_LIST_FAIL_AFTER === undefined ? Infinity : Number(env.FAULT_LIST_FAIL_AFTER);
 const servers = new Set();
@@ -245,6 +251,9 @@ function makeServer() {
       case 'drop-sessions':
         setTimeout(() => dropSessions?.(), 20);
         return { content: [{ type: 'text', text: 'dropping' }] };
+      case 'flip-extra':
+        generation++;
+        return { content: [{ type: 'text', text: `generation ${generation}` }] };
       case 'fail-lists':
         listsFailAfter = stats.toolsList;
         return { content: [{ type: 'text', text: 'lists will fail' }] };

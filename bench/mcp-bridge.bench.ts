@@ -1,0 +1,169 @@
+/**
+ * The MCP bridge against the SDK it is built on, in one run, on the same stdio server (the
+ * bridge's fault-injection server, one process for each side):
+ *
+ * 1. Per call: `registry.execute` of a bridged tool (registry validation, the bridge's body,
+ *    the SDK client with a progress token, the bridge's own stdio transport) against the raw SDK
+ *    client's `callTool` over the SDK's `StdioClientTransport`. Target: at most 1.05x.
+ * 2. Discovery of 1,000 tools: `handle.refresh()` after the server renamed all of them (list every
+ *    page, diff, dispose 1,000 tools, build and register 1,000 new ones) against the raw client
+ *    listing the same 1,000 tools page by page. The difference is the bridge's work once the list
+ *    has arrived. Target: under 200 ms.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { connectMcpServer, ProcessTransport } from '@dsh-tools/mcp-bridge';
+import { createToolRegistry } from '@dsh-tools/registry';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { formatNs, reportRatio, runSuite } from './lib';
+
+// The server lives beside the bridge's tests, in the workspace (it is not published).
+const bridgeDir = dirname(
+  createRequire(import.meta.url).resolve('@dsh-tools/mcp-bridge/package.json'),
+);
+const server = join(bridgeDir, 'test/fault-server.mjs');
+const env = { FAULT_EXTRA_TOOLS: '1000', FAULT_PAGE_SIZE: '100' };
+
+const registry = createToolRegistry();
+const handle = await connectMcpServer(registry, {
+  name: 'fault',
+  command: process.execPath,
+  args: [server, 'stdio'],
+  env,
+});
+const raw = new Client({ name: 'bench-raw', version: '0.0.0' });
+await raw.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [server, 'stdio'],
+    env,
+    stderr: 'ignore',
+  }),
+);
+
+// The SDK client over the bridge's own stdio transport, to tell the transport's share apart.
+const own = new Client({ name: 'bench-own', version: '0.0.0' });
+await own.connect(
+  new ProcessTransport({ command: process.execPath, args: [server, 'stdio'], env }),
+);
+
+let id = 0;
+try {
+  const calls = await runSuite(
+    'one call: registry.execute through the bridge vs the raw SDK client (same stdio server)',
+    'raw client.callTool',
+    [
+      {
+        name: 'raw client.callTool',
+        fn: () => raw.callTool({ name: 'echo', arguments: { text: 'hi' } }),
+      },
+      {
+        name: 'bridge registry.execute',
+        fn: async () => {
+          const result = await registry.execute({
+            callId: `c${++id}`,
+            name: 'mcp__fault__echo',
+            arguments: { text: 'hi' },
+          });
+          if (result.isError) throw new Error(result.error?.message);
+        },
+      },
+    ],
+    {
+      time: 1500,
+      targets: [{ task: 'bridge registry.execute', against: 'raw client.callTool', atMost: 1.05 }],
+    },
+  );
+  void calls;
+
+  // The machine is shared, so load shifts between the two tasks above. Interleaving short
+  // batches and taking the median of the per-round ratios cancels most of that drift. The middle
+  // steps split the overhead: the call options the bridge needs (a progress token, so that
+  // progress can reset the timeout; a signal), then the bridge's own stdio transport, then the
+  // registry's pipeline (validation, interceptors, timeout plumbing) and the bridge's body.
+  const signal = new AbortController().signal;
+  const options = { signal, timeout: 60_000, resetTimeoutOnProgress: true, onprogress: () => {} };
+  const steps: [string, () => Promise<unknown>][] = [
+    [
+      'raw + bridge call options',
+      () => raw.callTool({ name: 'echo', arguments: { text: 'hi' } }, options),
+    ],
+    [
+      'raw + options over the bridge transport',
+      () => own.callTool({ name: 'echo', arguments: { text: 'hi' } }, options),
+    ],
+    [
+      'bridge registry.execute',
+      () =>
+        registry.execute({
+          callId: `c${++id}`,
+          name: 'mcp__fault__echo',
+          arguments: { text: 'hi' },
+        }),
+    ],
+  ];
+  const rawCall = () => raw.callTool({ name: 'echo', arguments: { text: 'hi' } });
+  const batch = async (fn: () => Promise<unknown>) => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < 40; i++) await fn();
+    return Number(process.hrtime.bigint() - start);
+  };
+  for (const [label, fn] of steps) {
+    const ratios: number[] = [];
+    for (let round = 0; round < 50; round++) {
+      const a = await batch(rawCall);
+      const b = await batch(fn);
+      const c = await batch(rawCall);
+      ratios.push(b / ((a + c) / 2));
+    }
+    ratios.sort((x, y) => x - y);
+    reportRatio(
+      `${label} / raw client.callTool, median of 50 interleaved rounds`,
+      ratios[ratios.length >> 1] ?? Number.NaN,
+      label === 'bridge registry.execute' ? 1.05 : undefined,
+    );
+  }
+
+  const listAllRaw = async () => {
+    let cursor: string | undefined;
+    let count = 0;
+    do {
+      const page = await raw.listTools(cursor === undefined ? {} : { cursor });
+      count += page.tools.length;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    if (count < 1000) throw new Error(`listed only ${count} tools`);
+  };
+  const flipAndRefresh = async () => {
+    await registry.execute({ callId: `f${++id}`, name: 'mcp__fault__flip-extra', arguments: {} });
+    const before = handle.tools.length;
+    await handle.refresh();
+    if (handle.tools.length !== before) throw new Error('the tool count changed');
+  };
+  const flipOnly = () =>
+    registry.execute({ callId: `f${++id}`, name: 'mcp__fault__flip-extra', arguments: {} });
+  const means = await runSuite(
+    'discovery + registration of 1,000 tools (10 pages of 100)',
+    'raw list of 1,000 tools',
+    [
+      { name: 'raw list of 1,000 tools', fn: listAllRaw },
+      { name: 'flip call alone', fn: flipOnly },
+      { name: 'bridge flip + refresh (re-register 1,000)', fn: flipAndRefresh },
+    ],
+    { time: 3000 },
+  );
+  const work =
+    (means['bridge flip + refresh (re-register 1,000)'] ?? Number.NaN) -
+    (means['flip call alone'] ?? Number.NaN) -
+    (means['raw list of 1,000 tools'] ?? Number.NaN);
+  const budget = 200e6;
+  console.log(
+    `\nbridge work once the list has arrived (diff, dispose 1,000, register 1,000): ${formatNs(work)} (${formatNs(work / 1000)} per tool)`,
+  );
+  reportRatio('bridge work for 1,000 tools / 200 ms budget', work / budget, 1);
+} finally {
+  await handle.close();
+  await raw.close();
+  await own.close();
+}
