@@ -46,6 +46,11 @@ it('traces a success, a rewrite, a veto, invalid arguments and a timeout', async
   const veto = callLines(lines, 'c3');
   expect(veto[0]).toBe('policy   deny read_note {"title":"secrets"}');
   expect(veto[1]).toMatch(/^result {3}read_note \(c3\): DENIED {2}Error: .*secrets/);
+  // The audit plugin's listener threw: contained, reported to the cordis logger, naming it.
+  expect(veto[2]).toBe(
+    'logger   [error] observer tool "read_note" call "c3" listener of plugin "audit": the audit store is unreachable',
+  );
+  expect(veto).toHaveLength(3);
   const invalid = callLines(lines, 'c4');
   expect(invalid).toHaveLength(1);
   expect(invalid[0]).toMatch(/^result {3}read_note \(c4\): INVALID_ARGS {2}Error: .*title/);

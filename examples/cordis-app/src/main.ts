@@ -127,6 +127,18 @@ export async function main(print: Print = console.log): Promise<void> {
   });
   say('plugin', 'loaded "policy" (a tools/execute listener)');
 
+  // A flaky observer: it throws on every vetoed call. The service contains it (the result and the
+  // other observers are untouched) and reports it to the cordis logger, naming the plugin.
+  await root.plugin({
+    name: 'audit',
+    apply(ctx: Context) {
+      ctx.on('tools/result', (result) => {
+        if (result.error?.code === 'DENIED') throw new Error('the audit store is unreachable');
+      });
+    },
+  });
+  say('plugin', 'loaded "audit" (a tools/result listener that fails on vetoes)');
+
   const prompt = async () => {
     const assembly = await root.systemPrompt.assemble();
     const names = assembly.tools.map((tool: { name: string }) => tool.name);
