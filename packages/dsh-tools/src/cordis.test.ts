@@ -299,11 +299,24 @@ describe('the cordis tools service', () => {
     const root = new Context();
     const service = await root.plugin(ToolRegistry);
     const dependent = await root.plugin(toolPlugin(['dep']));
+    const policy = await root.plugin({
+      name: 'policy',
+      apply(ctx: Context) {
+        ctx.on('tools/execute', (_exec, next) => next());
+      },
+    });
     const registry = root.tools;
+    await registry.execute({ callId: 'c', name: 'dep', arguments: {} });
+    const mirrored = () =>
+      policy.getEffects().filter((e) => e.label === 'ctx.tools: tools/execute listener');
+    expect(mirrored()).toHaveLength(1);
     await service.dispose();
     expect(root.get('tools')).toBeUndefined();
     expect(registry.has('dep')).toBe(false);
     expect(dependent.state).not.toBe(2);
+    // The listener's plugin lives on, without the copy the gone service had made of it.
+    expect(mirrored()).toEqual([]);
+    expect(executeHooks(root)).toBe(1);
   });
 });
 
