@@ -91,7 +91,11 @@ function baseTools() {
     },
     { name: 'stats', description: 'Counters of what the server saw.', inputSchema: obj() },
     { name: 'spawn-grandchild', description: 'Starts a long sleep child.', inputSchema: obj() },
-    { name: 'drop-sessions', description: 'Forgets every HTTP session.', inputSchema: obj() },
+    {
+      name: 'drop-sessions',
+      description: 'Forgets every HTTP session before the next request.',
+      inputSchema: obj(),
+    },
     { name: 'fail-lists', description: 'Makes every later tools/list fail.', inputSchema: obj() },
     {
       name: 'flip-extra',
@@ -249,7 +253,8 @@ function makeServer() {
         return { content: [{ type: 'text', text: String(child.pid) }] };
       }
       case 'drop-sessions':
-        setTimeout(() => dropSessions?.(), 20);
+        // Forgotten when the next request arrives, so that this answer still gets through.
+        dropBeforeNext = true;
         return { content: [{ type: 'text', text: 'dropping' }] };
       case 'flip-extra':
         generation++;
@@ -269,6 +274,7 @@ function makeServer() {
 }
 
 let dropSessions;
+let dropBeforeNext = false;
 
 async function start() {
   if (mode === 'stdio') {
@@ -284,6 +290,10 @@ async function start() {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (dropBeforeNext) {
+      dropBeforeNext = false;
+      dropSessions();
+    }
     const sessionId = req.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {

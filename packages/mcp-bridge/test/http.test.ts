@@ -81,8 +81,6 @@ describe('Streamable HTTP, fault server', () => {
     handles.push(handle);
     handle.on('status', (e) => statuses.push(e));
     await call(registry, 'mcp__web__drop-sessions');
-    // Give the server time to forget the session.
-    await new Promise((resolve) => setTimeout(resolve, 100));
     const after = await call(registry, 'mcp__web__echo', { text: 'again' });
     expect(after.isError).toBe(false);
     expect(text(after)).toBe('again');
