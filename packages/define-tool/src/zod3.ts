@@ -5,9 +5,12 @@
  * schemas directly, and this one refuses them, since zod-to-json-schema silently turns a zod 4
  * schema into an empty one.
  */
+
+// By package name, so that the built declarations of this entry import the main entry's rather
+// than share a chunk with them.
+import type { ToolConfig } from '@dsh-tools/define-tool';
 import type { ObjectJsonSchema, ToolDefinition } from '@dsh-tools/protocol';
 import { zodToJsonSchema } from 'zod-to-json-schema';
-import type { ToolConfig } from './define-tool';
 import { defineTool as defineToolCore, fail, isObject, show } from './runtime';
 
 /** The part of a zod 3 schema this entry relies on; `_input` carries its input type. */
