@@ -178,8 +178,15 @@ reportRatio('registry validation per call / raw compiled ajv', perCall / raw, 1.
 
 // ---------------------------------------------------------------------------- 3
 
-/** A fresh schema object every time (no engine may answer from a cache), of realistic shape. */
+/**
+ * A fresh schema object every time (no engine may answer from a cache), of realistic shape, and
+ * arguments valid for the schema made last (so the first call measures compile + a valid call).
+ */
 let serial = 0;
+const validForLast = (): ToolArgs =>
+  (serial - 1) % 2 === 0
+    ? { path: 'a' }
+    : { file_path: 'a', edits: [{ old_string: 'a', new_string: 'b' }] };
 const freshSchema = (): ObjectJsonSchema => {
   const n = serial++;
   return n % 2 === 0
@@ -225,11 +232,12 @@ const compile = await runSuite(
       name: 'registry: register + first call (compiles) + dispose',
       fn: async () => {
         const dispose = compileRegistry.register(tool('fresh', freshSchema()));
-        await compileRegistry.execute({
+        const result = await compileRegistry.execute({
           callId: 'x',
           name: 'fresh',
-          arguments: { path: 'a', file_path: 'a', edits: [] },
+          arguments: validForLast(),
         });
+        if (result.isError) throw new Error(result.error?.message);
         dispose();
       },
     },

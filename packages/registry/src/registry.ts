@@ -300,7 +300,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     exec,
   });
 
-  const prepare = async (raw: unknown): Promise<Prepared | Failed> => {
+  /** Steps 1–4; synchronous unless a Standard Schema validator answers with a promise. */
+  const prepare = (raw: unknown): Prepared | Failed | Promise<Prepared | Failed> => {
     let callId: unknown;
     let name: unknown;
     let args: unknown;
@@ -392,19 +393,22 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       );
     }
 
-    let checked = validate(entry, callId, args);
-    if (checked instanceof Promise) checked = await checked;
-    if (!('value' in checked)) return { failed: checked, exec: seen };
-
-    const exec: InterceptedExecution = Object.freeze({
-      callId,
-      name,
-      arguments: checked.value as ToolArgs,
-      ...(agent !== undefined && { agent: agent as string }),
-      ...(signal !== undefined && { signal: signal as AbortSignal }),
-      tool: entry.view,
-    });
-    return { raw, entry, exec, signal: signal as AbortSignal | undefined };
+    const toolName = name;
+    const checkedCallId = callId;
+    const settle = (checked: ToolExecutionResult | { value: unknown }): Prepared | Failed => {
+      if (!('value' in checked)) return { failed: checked, exec: seen };
+      const exec: InterceptedExecution = Object.freeze({
+        callId: checkedCallId,
+        name: toolName,
+        arguments: checked.value as ToolArgs,
+        ...(agent !== undefined && { agent: agent as string }),
+        ...(signal !== undefined && { signal: signal as AbortSignal }),
+        tool: entry.view,
+      });
+      return { raw, entry, exec, signal: signal as AbortSignal | undefined };
+    };
+    const checked = validate(entry, callId, args);
+    return checked instanceof Promise ? checked.then(settle) : settle(checked);
   };
 
   // ---------------------------------------------------------------- step 5: the body
@@ -772,7 +776,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   const execute = async (raw: ToolExecution): Promise<ToolExecutionResult> => {
     try {
-      const prepared = await prepare(raw);
+      let prepared = prepare(raw);
+      if (prepared instanceof Promise) prepared = await prepared;
       if ('failed' in prepared) return finalize(prepared.failed, prepared.exec);
       return await dispatch(prepared);
     } catch (error) {
