@@ -14,6 +14,7 @@ import {
   defineTool,
   type InferArgs,
   type InferSchemaSpec,
+  type ItemSpec,
   type SchemaSpec,
   schemaSpecToJsonSchema,
 } from './index';
@@ -90,6 +91,12 @@ describe('SchemaSpec', () => {
     const flag: boolean = Math.random() > 0.5;
     type Args = InferSchemaSpec<{ a: { type: 'string'; required: typeof flag } }>;
     expectTypeOf<Args>().toEqualTypeOf<{ a?: string }>();
+  });
+
+  it('types a spec only known as SchemaSpec, or an array of unknown items, loosely', () => {
+    expectTypeOf<InferArgs<SchemaSpec>>().toEqualTypeOf<{ [key: string]: unknown }>();
+    type Loose = InferSchemaSpec<{ a: { type: 'array'; items: ItemSpec; required: true } }>;
+    expectTypeOf<Loose>().toEqualTypeOf<{ a: unknown[] }>();
   });
 
   it('infers from a spec declared on its own with as const', () => {

@@ -59,6 +59,26 @@ describe('the seed example', () => {
     },
   });
 
+  it('runs verbatim as the seed README has it', async () => {
+    const readFile = defineTool({
+      name: 'read_file',
+      description: 'Read a file from the workspace',
+      parameters: {
+        path: { type: 'string', description: 'File path', required: true },
+        offset: { type: 'number', description: 'Start line' },
+        limit: { type: 'number', description: 'Max lines' },
+      },
+      // biome-ignore lint/correctness/noUnusedFunctionParameters: verbatim, offset and limit unused
+      async execute({ path, offset, limit }) {
+        const text = await fs.readFile(path, 'utf8');
+        return [{ type: 'text', text }];
+      },
+    });
+    expect(await run(readFile, { path: join(dir, 'notes.txt'), offset: 2 })).toEqual([
+      { type: 'text', text: 'one\ntwo\nthree\nfour\nfive\n' },
+    ]);
+  });
+
   it('reads a real file, with offset and limit applied', async () => {
     const path = join(dir, 'notes.txt');
     expect(await run(readFile, { path })).toEqual([

@@ -11,10 +11,10 @@ const name = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'a.b', '*', '', '$ref'),
 );
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const pattern = fc.oneof(
   fc.constantFrom('^a', '\\d+', '[a-z]{2,}', '^(read|write)$', '\\p{L}+'),
-  fc.string({ maxLength: 6 }).map(escape),
+  fc.string({ maxLength: 6 }).map(escapeRegExp),
 );
 
 const count = fc.nat({ max: 50 });

@@ -73,19 +73,28 @@ export type InferProperty<S> = S extends { readonly enum: readonly (infer E)[] }
       : S extends { readonly type: 'boolean' }
         ? boolean
         : S extends { readonly type: 'array'; readonly items: infer I }
-          ? InferProperty<I>[]
+          ? ItemSpec extends I
+            ? unknown[]
+            : InferProperty<I>[]
           : S extends { readonly type: 'object'; readonly properties: infer P }
             ? InferSchemaSpec<P>
             : S extends { readonly type: 'object' }
               ? { [key: string]: unknown }
               : unknown;
 
-/** The arguments a {@link SchemaSpec} describes: `required: true` properties required, the rest optional. */
-export type InferSchemaSpec<S> = Simplify<
-  { -readonly [K in keyof S as IsRequired<S[K]> extends true ? K : never]: InferProperty<S[K]> } & {
-    -readonly [K in keyof S as IsRequired<S[K]> extends true ? never : K]?: InferProperty<S[K]>;
-  }
->;
+/**
+ * The arguments a {@link SchemaSpec} describes: `required: true` properties required, the rest
+ * optional. A spec only known as `SchemaSpec` (built at run time) describes a record of unknowns.
+ */
+export type InferSchemaSpec<S> = string extends keyof S
+  ? { [key: string]: unknown }
+  : Simplify<
+      {
+        -readonly [K in keyof S as IsRequired<S[K]> extends true ? K : never]: InferProperty<S[K]>;
+      } & {
+        -readonly [K in keyof S as IsRequired<S[K]> extends true ? never : K]?: InferProperty<S[K]>;
+      }
+    >;
 
 type CommonKey = 'type' | 'description' | 'default';
 type KeysOf<S> = S extends { readonly type: 'string' }
