@@ -383,6 +383,35 @@ describe('hostile executions and tools', () => {
   });
 });
 
+describe('hostile definitions', () => {
+  it('refuses definitions whose fields throw, naming the field', () => {
+    const registry = createToolRegistry();
+    const definition = Object.defineProperty({ ...echo() }, 'parameters', {
+      get() {
+        throw new Error('schema bomb');
+      },
+    });
+    expect(() => registry.register(definition)).toThrow(
+      /reading the tool's "parameters" threw: schema bomb/,
+    );
+    const proxy = new Proxy(echo(), {
+      get: () => {
+        throw new Error('trap');
+      },
+    });
+    expect(() => registry.register(proxy)).toThrow(/reading the tool's "name" threw: trap/);
+    expect(registry.schemas()).toEqual([]);
+  });
+
+  it('reads a definition once: swapping execute afterwards changes nothing', async () => {
+    const registry = createToolRegistry();
+    const definition = { ...echo(), execute: () => [textContent('original')] };
+    registry.register(definition);
+    definition.execute = () => [textContent('swapped')];
+    expect((await registry.execute(call('echo'))).content).toEqual([textContent('original')]);
+  });
+});
+
 describe('registration churn', () => {
   it('lets an in-flight call finish after its tool is disposed; the next call is UNKNOWN_TOOL', async () => {
     const registry = createToolRegistry();
