@@ -53,7 +53,9 @@ describe('ProcessTransport', () => {
   });
 
   it('keeps the tail of stderr, bounded', async () => {
-    const r = run(`for (let i = 0; i < 2000; i++) console.error('line ' + i); process.exit(2);`);
+    const r = run(
+      `for (let i = 0; i < 2000; i++) require('node:fs').writeSync(2, 'line ' + i + '\\n'); process.exit(2);`,
+    );
     await r.transport.start();
     await r.closed;
     expect(r.transport.stderrTail.length).toBeLessThanOrEqual(4096);

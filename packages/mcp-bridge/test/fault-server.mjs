@@ -16,7 +16,7 @@
 // In http mode it listens on 127.0.0.1 on an ephemeral port and prints `PORT=<n>` on stdout.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -191,7 +191,7 @@ function makeServer() {
       case 'protocol-error':
         throw new McpError(ErrorCode.InvalidParams, 'the server refuses this call');
       case 'crash':
-        process.stderr.write('fault-server: segmentation fault (simulated)\n');
+        writeSync(2, 'fault-server: segmentation fault (simulated)\n');
         setTimeout(() => process.exit(7), 20);
         return new Promise(() => {});
       case 'hang':
@@ -322,9 +322,10 @@ async function start() {
 }
 
 if (env.FAULT_START === 'exit' || (env.FAULT_EXIT_IF_FILE && existsSync(env.FAULT_EXIT_IF_FILE))) {
-  process.stderr.write('fault-server: starting\n');
-  process.stderr.write('fault-server: cannot open database /nonexistent/db.sqlite\n');
-  process.stderr.write('fault-server: fatal: giving up\n');
+  // Written synchronously: process.exit() drops what is still queued on a piped stderr.
+  writeSync(2, 'fault-server: starting\n');
+  writeSync(2, 'fault-server: cannot open database /nonexistent/db.sqlite\n');
+  writeSync(2, 'fault-server: fatal: giving up\n');
   process.exit(3);
 }
 if (env.FAULT_START === 'silent') {
