@@ -117,24 +117,24 @@ describe('SchemaSpec', () => {
     defineTool({ ...base, parameters: { p: { type: 'number', minLength: 1 } } });
     // @ts-expect-error: a path marker belongs to strings
     defineTool({ ...base, parameters: { p: { type: 'number', path: 'read' } } });
-    // @ts-expect-error: array items are never required on their own
     defineTool({
       ...base,
+      // @ts-expect-error: array items are never required on their own
       parameters: { a: { type: 'array', items: { type: 'string', required: true } } },
     });
-    // @ts-expect-error: an unknown key inside nested properties
     defineTool({
       ...base,
       parameters: {
+        // @ts-expect-error: an unknown key inside nested properties
         o: { type: 'object', properties: { q: { type: 'string', descripton: 'x' } } },
       },
     });
-    // @ts-expect-error: an unknown key inside the items of nested properties
     defineTool({
       ...base,
       parameters: {
         a: {
           type: 'array',
+          // @ts-expect-error: an unknown key inside the items of nested properties
           items: { type: 'object', properties: { q: { type: 'string', foo: 1 } } },
         },
       },

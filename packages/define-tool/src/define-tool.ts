@@ -92,14 +92,20 @@ export interface ToolConfig<P, Args = InferArgs<P>> {
   readonly timeoutMs?: number;
 }
 
-/** The overloads of {@link defineTool}, in the order they are tried. */
-export interface DefineTool {
-  /** `parameters` is a {@link SchemaSpec}: `{ path: { type: 'string', required: true } }`. */
-  <const P extends SchemaSpec>(
-    config: ToolConfig<P & NoInfer<CheckSchemaSpec<P>>, InferSchemaSpec<P>>,
-  ): ToolDefinition<InferSchemaSpec<P>>;
-  /** `parameters` is a Standard JSON Schema: zod >= 4.2, arktype, valibot's `toStandardJsonSchema`. */
-  <P extends StandardJsonSchema>(config: ToolConfig<P>): ToolDefinition<InferArgs<P>>;
-  /** `parameters` is an object JSON Schema: `{ type: 'object', properties: { ... } }`. */
-  <const P extends ObjectJsonSchema>(config: ToolConfig<P>): ToolDefinition<InferJsonSchema<P>>;
-}
+/**
+ * What a `parameters` value is checked against beyond its constraint: every key of every property
+ * spec of a {@link SchemaSpec} (object types take extra keys silently); nothing for the others.
+ */
+export type CheckParameters<P> = P extends { readonly '~standard': unknown }
+  ? unknown
+  : P extends { readonly type: string }
+    ? unknown
+    : CheckSchemaSpec<P>;
+
+/**
+ * The signature of {@link defineTool}: one, not overloads, so that a mistake is reported at the
+ * key that holds it rather than as "no overload matches this call".
+ */
+export type DefineTool = <const P extends ToolParameters>(
+  config: ToolConfig<P & NoInfer<CheckParameters<P>>, InferArgs<P>>,
+) => ToolDefinition<InferArgs<P>>;
