@@ -607,6 +607,12 @@ describe('hostile and huge input', () => {
     expect(thrown({ ...base, execute: Symbol('x') })).toMatch(/\(got undefined\)$|\(got symbol\)$/);
   });
 
+  it('throws (and does not hang) on a cyclic spec', () => {
+    const node: Record<string, unknown> = { type: 'object', properties: {} };
+    (node.properties as Record<string, unknown>).self = node;
+    expect(() => define({ ...base, parameters: { root: node } })).toThrow(RangeError);
+  });
+
   it('converts a wide and a deep spec', () => {
     const wide = Object.fromEntries(
       Array.from({ length: 10_000 }, (_, i) => [
