@@ -13,8 +13,8 @@ import {
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  type StandardSchemaV1,
   StreamableHTTPClientTransport,
-  type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { errorText, mapCallResult } from './content';
@@ -530,20 +530,31 @@ class Bridge {
     return this.#refreshing;
   }
 
-  async #listAll(conn: Connection): Promise<Tool[]> {
-    const tools: Tool[] = [];
+  /**
+   * Every page of `tools/list`, walked here rather than by the SDK's aggregating `listTools()`,
+   * which stops at 64 pages and rejects the whole list when one tool fails its schema.
+   */
+  async #listAll(conn: Connection): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await conn.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.#startupTimeout(),
-        signal: this.#lifetime.signal,
-      });
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
-      if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor ${describe(cursor)}`);
-      seen.add(cursor);
+      const result = (await conn.client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        AS_IS,
+        { timeout: this.#startupTimeout(), signal: this.#lifetime.signal },
+      )) as { tools?: unknown; nextCursor?: unknown } | null;
+      if (typeof result !== 'object' || result === null || !Array.isArray(result.tools)) {
+        throw new Error('tools/list answered without a "tools" array');
+      }
+      tools.push(...(result.tools as ListedTool[]));
+      const next = result.nextCursor;
+      if (next === undefined || next === null) return tools;
+      if (typeof next !== 'string')
+        throw new Error(`tools/list gave a cursor that is not a string (${describe(next)})`);
+      if (seen.has(next)) throw new Error(`tools/list repeated the cursor ${describe(next)}`);
+      seen.add(next);
+      cursor = next;
     }
     throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
   }
@@ -556,13 +567,19 @@ class Bridge {
     this.#apply(desired);
   }
 
-  #definitions(listed: readonly Tool[]): Map<string, Entry> {
+  #definitions(listed: readonly ListedTool[]): Map<string, Entry> {
     const { include, exclude } = this.#config;
     const desired = new Map<string, Entry>();
     const seenTools = new Set<string>();
     for (const tool of listed) {
+      const problem = malformed(tool);
+      if (problem) {
+        this.#report(
+          new Error(`MCP server "${this.#server}" listed ${problem}; that tool is skipped.`),
+        );
+        continue;
+      }
       const name = tool.name;
-      if (typeof name !== 'string' || name === '') continue;
       if (include && !include.some((f) => matches(f, name))) continue;
       if (exclude?.some((f) => matches(f, name))) continue;
       if (seenTools.has(name)) {
@@ -589,7 +606,7 @@ class Bridge {
     return desired;
   }
 
-  #entry(publicName: string, tool: Tool): Entry {
+  #entry(publicName: string, tool: ListedTool): Entry {
     const server = this.#server;
     const toolName = tool.name;
     let description =
@@ -618,23 +635,47 @@ class Bridge {
     };
   }
 
+  /**
+   * Makes the registry hold `desired`. A tool the registry refuses (its name taken by another
+   * plugin, a schema it cannot hold) is reported and left out (or keeps its previous version),
+   * and the rest is applied again from the start, so the registry never holds half a listing.
+   */
   #apply(desired: Map<string, Entry>): void {
+    for (let attempt = 0; attempt <= desired.size; attempt++) {
+      const refused = this.#applyOnce(desired);
+      if (!refused) return;
+      const old = this.#entries.get(refused.name);
+      this.#report(
+        new Error(
+          `MCP server "${this.#server}": the registry refused tool "${refused.name}" (${asError(refused.error).message}); ${old ? 'its previous version stays' : 'it is left out'}.`,
+          { cause: refused.error },
+        ),
+      );
+      if (old) desired.set(refused.name, old);
+      else desired.delete(refused.name);
+    }
+  }
+
+  /** One all-or-nothing attempt; on a refusal, every step already taken is undone. */
+  #applyOnce(desired: Map<string, Entry>): { name: string; error: unknown } | undefined {
     const current = this.#entries;
     const removed: string[] = [];
-    const changed: string[] = [];
+    const changed = new Set<string>();
     const added: string[] = [];
     for (const [name, entry] of current) {
       const next = desired.get(name);
       if (!next) removed.push(name);
-      else if (next.key !== entry.key || next.tool !== entry.tool) changed.push(name);
+      else if (next !== entry && (next.key !== entry.key || next.tool !== entry.tool)) {
+        changed.add(name);
+      }
     }
     for (const name of desired.keys()) if (!current.has(name)) added.push(name);
-    if (removed.length + changed.length + added.length === 0) return;
+    if (removed.length + changed.size + added.length === 0) return undefined;
 
-    // Registration is synchronous, so nothing can call in between; on a failure every step
-    // already taken is undone, and the registry holds the previous set again.
+    // Registration is synchronous, so no call can slip in between the steps.
     const undo: (() => void)[] = [];
     const next = new Map<string, Entry>();
+    let registering = '';
     try {
       for (const name of [...removed, ...changed]) {
         const old = current.get(name)!;
@@ -645,10 +686,11 @@ class Bridge {
       }
       for (const [name, entry] of desired) {
         const old = current.get(name);
-        if (old && !changed.includes(name)) {
+        if (old && !changed.has(name)) {
           next.set(name, old);
           continue;
         }
+        registering = name;
         entry.dispose = this.#registry.register(entry.definition);
         undo.push(() => entry.dispose());
         next.set(name, entry);
@@ -661,15 +703,11 @@ class Bridge {
           this.#report(undoError);
         }
       }
-      throw new Error(
-        `registering the tools failed, nothing was changed: ${asError(error).message}`,
-        {
-          cause: error,
-        },
-      );
+      return { name: registering, error };
     }
     this.#entries = next;
-    this.#emitTools({ added, removed, changed });
+    this.#emitTools({ added, removed, changed: [...changed] });
+    return undefined;
   }
 
   // ---- calls -----------------------------------------------------------------------------
@@ -825,6 +863,41 @@ class Bridge {
   }
 }
 
+/** A tool as listed on the wire, before its fields are checked. */
+interface ListedTool {
+  readonly name: string;
+  readonly title?: unknown;
+  readonly description?: unknown;
+  readonly inputSchema?: unknown;
+  readonly annotations?: unknown;
+}
+
+/** Hands a result over unparsed; {@link malformed} checks each listed tool on its own. */
+const AS_IS: StandardSchemaV1 = {
+  '~standard': { version: 1, vendor: 'dsh-tools', validate: (value: unknown) => ({ value }) },
+};
+
+/** What is wrong with a listed tool, or undefined when it can be bridged. */
+function malformed(tool: unknown): string | undefined {
+  if (typeof tool !== 'object' || tool === null || Array.isArray(tool)) {
+    return `an entry that is not a tool (${describe(tool)})`;
+  }
+  const t = tool as Record<string, unknown>;
+  if (typeof t.name !== 'string' || t.name === '')
+    return `a tool without a name (${describe(t.name)})`;
+  if (t.name.length > 1024) return `a tool whose name is ${t.name.length} characters long`;
+  const schema = t.inputSchema;
+  if (schema === undefined) return undefined;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return `tool "${t.name}" with an inputSchema that is not an object`;
+  }
+  const type = (schema as Record<string, unknown>).type;
+  if (type !== undefined && type !== 'object') {
+    return `tool "${t.name}" whose inputSchema is of type ${describe(type)}, not "object" (function parameters must be an object)`;
+  }
+  return undefined;
+}
+
 /** The server's `inputSchema` as function parameters: an object schema without `$schema`. */
 function toParameters(inputSchema: unknown): ObjectJsonSchema {
   if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema)) {
@@ -836,8 +909,9 @@ function toParameters(inputSchema: unknown): ObjectJsonSchema {
 }
 
 /** MCP annotations as hints; only called for trusted servers. */
-function toHints(annotations: Tool['annotations']): ToolHints {
-  if (!annotations) return {};
+function toHints(value: unknown): ToolHints {
+  if (typeof value !== 'object' || value === null) return {};
+  const annotations = value as Record<string, unknown>;
   const hints: { -readonly [K in keyof ToolHints]: ToolHints[K] } = {};
   if (typeof annotations.readOnlyHint === 'boolean') hints.readOnly = annotations.readOnlyHint;
   if (typeof annotations.destructiveHint === 'boolean')

@@ -9,6 +9,7 @@
 //   FAULT_EXTRA_TOOLS=N     N more tools named t0000, t0001, ... (for the 1,000-tool case)
 //   FAULT_PAGE_SIZE=N       tools/list pages of N tools (default 100)
 //   FAULT_WEIRD_NAMES=1     tools whose names clash once normalized (a.b, a_b, a b, long ones)
+//   FAULT_HOSTILE=1         a duplicate name, a 100 KB description, a non-object schema, ...
 //   FAULT_LIST_FAIL_AFTER=N the (N+1)th and later tools/list fail with a JSON-RPC error
 //   FAULT_EXIT_IF_FILE=path behave like FAULT_START=exit while that file exists (failing restarts)
 //   FAULT_PORT=N            http mode: listen on this port (default: ephemeral)
@@ -98,6 +99,11 @@ function baseTools() {
     },
     { name: 'fail-lists', description: 'Makes every later tools/list fail.', inputSchema: obj() },
     {
+      name: 'fail-next-page',
+      description: 'Makes the next tools/list page after a first one fail, once.',
+      inputSchema: obj(),
+    },
+    {
       name: 'flip-extra',
       description: 'Renames every extra tool (a new generation), without notifying.',
       inputSchema: obj(),
@@ -107,6 +113,19 @@ function baseTools() {
     for (const name of ['a.b', 'a_b', 'a b', 'x'.repeat(100), `${'x'.repeat(99)}y`, 'ünïcödé']) {
       tools.push({ name, description: `weird ${name.length}`, inputSchema: obj() });
     }
+  }
+  if (env.FAULT_HOSTILE === '1') {
+    tools.push(
+      { name: 'echo', description: 'A second tool named echo.', inputSchema: obj() },
+      { name: 'huge-description', description: 'd'.repeat(100_000), inputSchema: obj() },
+      {
+        name: 'string-schema',
+        description: 'Its schema is not an object schema.',
+        inputSchema: { type: 'string' },
+      },
+      { name: 'no-description', inputSchema: obj() },
+      { name: 'deep', description: 'A deep schema.', inputSchema: obj({ a: nest(200) }) },
+    );
   }
   const extra = Number(env.FAULT_EXTRA_TOOLS ?? 0);
   for (let i = 0; i < extra; i++) {
@@ -120,8 +139,15 @@ function baseTools() {
   return tools;
 }
 
+function nest(depth) {
+  let schema = { type: 'string' };
+  for (let i = 0; i < depth; i++) schema = { type: 'object', properties: { x: schema } };
+  return schema;
+}
+
 const dynamic = new Map();
 let generation = 0;
+let failNextPage = false;
 let listsFailAfter =
   env.FAULT_LIST_FAIL_AFTER === undefined ? Infinity : Number(env.FAULT_LIST_FAIL_AFTER);
 const servers = new Set();
@@ -151,6 +177,10 @@ function makeServer() {
     const all = currentTools();
     const start = request.params?.cursor ? Number(request.params.cursor) : 0;
     if (start === 0) stats.listings++;
+    if (start > 0 && failNextPage) {
+      failNextPage = false;
+      throw new McpError(ErrorCode.InternalError, 'a later page of tools/list failed on purpose');
+    }
     const page = all.slice(start, start + pageSize);
     const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
     return next === undefined ? { tools: page } : { tools: page, nextCursor: next };
@@ -256,6 +286,9 @@ function makeServer() {
         // Forgotten when the next request arrives, so that this answer still gets through.
         dropBeforeNext = true;
         return { content: [{ type: 'text', text: 'dropping' }] };
+      case 'fail-next-page':
+        failNextPage = true;
+        return { content: [{ type: 'text', text: 'the next page after the first will fail' }] };
       case 'flip-extra':
         generation++;
         return { content: [{ type: 'text', text: `generation ${generation}` }] };

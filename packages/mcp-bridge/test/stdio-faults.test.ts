@@ -92,10 +92,32 @@ describe('discovery', () => {
     expect(text(long)).toBe(`${'x'.repeat(100)}:{}`);
   });
 
-  it('walks every page of a 1,000-tool list', async () => {
+  it('skips malformed tools one by one and keeps the rest', async () => {
+    const errors: Error[] = [];
     const { registry, handle } = await connect(
       newRegistry(),
-      fault({ env: { FAULT_EXTRA_TOOLS: '1000', FAULT_PAGE_SIZE: '100' } }),
+      fault({ env: { FAULT_HOSTILE: '1' }, onError: (e) => errors.push(e) }),
+    );
+    const messages = errors.map((e) => e.message).join('\n');
+    expect(messages).toContain('listed tool "echo" twice');
+    expect(messages).toContain('"string-schema" whose inputSchema is of type "string"');
+    expect(messages).toContain('refused tool "mcp__fault__deep"');
+    expect(registry.get('mcp__fault__string-schema')).toBeUndefined();
+    expect(registry.get('mcp__fault__deep')).toBeUndefined();
+    expect(registry.get('mcp__fault__echo')?.description).toBe('Echoes its text.');
+    expect(registry.get('mcp__fault__huge-description')?.description.length).toBeLessThanOrEqual(
+      16_385,
+    );
+    expect(registry.get('mcp__fault__no-description')?.description).toBe(
+      'Tool "no-description" of MCP server "fault".',
+    );
+    expect(handle.tools.map((t) => t.tool)).toContain('all-content');
+  });
+
+  it('walks every page of a 1,000-tool list, past the SDK aggregator cap of 64 pages', async () => {
+    const { registry, handle } = await connect(
+      newRegistry(),
+      fault({ env: { FAULT_EXTRA_TOOLS: '1000', FAULT_PAGE_SIZE: '7' } }),
     );
     expect(handle.tools.filter((t) => /^t\d{4}$/.test(t.tool))).toHaveLength(1000);
     expect(registry.get('mcp__fault__t0999')).toBeDefined();
@@ -327,7 +349,26 @@ describe('tools/list_changed', () => {
     expect(registry.schemas().map((s) => s.name)).toEqual(before);
   });
 
-  it('applies a change all or nothing when the registry refuses one tool', async () => {
+  it('never applies half a listing: a page that fails keeps the previous set', async () => {
+    const errors: Error[] = [];
+    const { registry, handle } = await connect(
+      newRegistry(),
+      fault({
+        env: { FAULT_EXTRA_TOOLS: '300', FAULT_PAGE_SIZE: '100' },
+        onError: (e) => errors.push(e),
+      }),
+    );
+    const before = registry.schemas().map((s) => s.name);
+    await call(registry, 'mcp__fault__fail-next-page');
+    await call(registry, 'mcp__fault__set-tools', { add: ['fresh'] });
+    await until(() => errors.length > 0);
+    expect(errors[0]?.message).toContain('a later page of tools/list failed on purpose');
+    expect(registry.schemas().map((s) => s.name)).toEqual(before);
+    await handle.refresh();
+    expect(registry.get('mcp__fault__fresh')).toBeDefined();
+  });
+
+  it('leaves out a tool the registry refuses, applies the rest, and says so', async () => {
     const errors: Error[] = [];
     const registry = newRegistry();
     registry.register({
@@ -336,13 +377,11 @@ describe('tools/list_changed', () => {
       parameters: { type: 'object' },
       execute: () => [{ type: 'text', text: 'local' }],
     });
-    const { handle } = await connect(registry, fault({ onError: (e) => errors.push(e) }));
-    const before = handle.tools.map((t) => t.name);
+    await connect(registry, fault({ onError: (e) => errors.push(e) }));
     await call(registry, 'mcp__fault__set-tools', { add: ['dyn-a', 'dyn-b'], remove: [] });
-    await until(() => errors.length > 0);
-    expect(registry.get('mcp__fault__dyn-a')).toBeUndefined();
+    await until(() => registry.get('mcp__fault__dyn-a') !== undefined);
     expect(text(await call(registry, 'mcp__fault__dyn-b'))).toBe('local');
-    expect(handle.tools.map((t) => t.name)).toEqual(before);
+    expect(errors.map((e) => e.message).join('\n')).toContain('refused tool "mcp__fault__dyn-b"');
   });
 });
 
