@@ -98,6 +98,14 @@ describe('mcpToolName', () => {
     expect(mcpToolName('', '')).toMatch(TOOL_NAME_PATTERN);
   });
 
+  it('copes with huge and non-string input', () => {
+    const huge = mcpToolName('s'.repeat(1_000_000), '\u0000'.repeat(1_000_000));
+    expect(huge).toMatch(TOOL_NAME_PATTERN);
+    expect(() => mcpToolName(42 as unknown as string, 't')).toThrow(/must be strings/);
+    expect(parseMcpToolName(null as unknown as string)).toBeUndefined();
+    expect(parseMcpToolName('x'.repeat(1_000_000))).toBeUndefined();
+  });
+
   it('does not parse names that are not MCP tool names', () => {
     for (const name of [
       'read_file',

@@ -47,6 +47,11 @@ function hash(server: string, tool: string): string {
  * tools never merge into one name, and the bridge maps each name back to its pair.
  */
 export function mcpToolName(server: string, tool: string): string {
+  if (typeof server !== 'string' || typeof tool !== 'string') {
+    throw new TypeError(
+      `mcpToolName(server, tool): both must be strings (got ${typeof server} and ${typeof tool}).`,
+    );
+  }
   const plain = `${PREFIX}${server}__${tool}`;
   if (plain.length <= MAX && PLAIN_SERVER.test(server) && PLAIN_TOOL.test(tool)) return plain;
   const s = sanitize(server, 'server').slice(0, SERVER_ROOM).replace(/_+$/, '') || 'server';
@@ -61,7 +66,7 @@ export function mcpToolName(server: string, tool: string): string {
  * made it: see `McpServerHandle.tools`) and for names that are not MCP tool names at all.
  */
 export function parseMcpToolName(name: string): { server: string; tool: string } | undefined {
-  if (!name.startsWith(PREFIX) || name.length > MAX) return undefined;
+  if (typeof name !== 'string' || !name.startsWith(PREFIX) || name.length > MAX) return undefined;
   const rest = name.slice(PREFIX.length);
   const sep = rest.indexOf('__');
   if (sep <= 0) return undefined;
