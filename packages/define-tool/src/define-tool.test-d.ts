@@ -174,6 +174,13 @@ describe('SchemaSpec', () => {
       // @ts-expect-error: a tool returns content blocks
       execute: () => 'done',
     });
+    defineTool({
+      name: 'x',
+      description: 'x',
+      parameters: { a: { type: 'string' } },
+      // @ts-expect-error: a body cannot ask for an argument the schema does not give
+      execute: (args: { a?: string; b: number }) => text(args.b),
+    });
   });
 });
 

@@ -84,8 +84,11 @@ export interface ToolConfig<P, Args = InferArgs<P>> {
   /** Tells the model when and how to use the tool. */
   readonly description: string;
   readonly parameters: P;
-  /** Runs the tool on validated arguments; see `ToolDefinition.execute`. */
-  execute(args: Args, exec: BodyExecution<Args>): ToolResult;
+  /**
+   * Runs the tool on validated arguments; see `ToolDefinition.execute`. A property rather than a
+   * method, so that a body that asks for more than the arguments give is a type error.
+   */
+  readonly execute: (args: Args, exec: BodyExecution<Args>) => ToolResult;
   /** What policies need to know; path markers of a SchemaSpec are added to `paths`. */
   readonly hints?: ToolHints;
   /** Per-tool time limit in milliseconds; 0 means none. */
