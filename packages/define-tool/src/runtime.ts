@@ -26,7 +26,7 @@ export const isObject = (value: unknown): value is Record<string, Any> =>
 export const show = (value: unknown): string => {
   try {
     // Numbers as JavaScript writes them (Infinity); NaN comes out as JSON's null.
-    return (value === +(value as number) ? `${value}` : JSON.stringify(value)).slice(0, 66);
+    return (value === +(value as number) ? `${value}` : JSON.stringify(value)).slice(0, 99);
   } catch {
     return typeof value;
   }
@@ -62,8 +62,9 @@ const RULES: { readonly [code: string]: readonly [(value: Any, parent: Any) => u
     D: text,
     s: text,
     F: [(v) => typeof v === 'function', 'a function'],
-    // Left to the registry (hints) or to the types (`default`, documentation for the model).
-    x: [() => 1, ''],
+    // Anything passes (`Object` returns an object): left to the registry (hints) or to the types
+    // (`default`, documentation for the model that a provider does not enforce).
+    x: [Object, ''],
     p: [Array.isArray, 'an array'],
     o: object,
     b: [(v) => v === !!v, 'a boolean'],
