@@ -1,7 +1,7 @@
 // tsup's declaration build runs in a worker that drops the `outExtension` function, so with
 // "type": "module" the ESM declarations come out as `.d.ts`. Node16 resolution of `.mjs` wants
 // `.d.mts`: rename them and point their relative imports at the renamed files.
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dist = join(process.cwd(), 'dist');
@@ -15,6 +15,5 @@ for (const file of readdirSync(dist, { recursive: true })) {
     (_m, pre, q, spec) => `${pre}${q}${spec}.mjs${q}`,
   );
   writeFileSync(to, text);
-  renameSync(from, `${from}.tmp`);
-  renameSync(`${from}.tmp`, to);
+  unlinkSync(from);
 }
