@@ -740,30 +740,30 @@ class Bridge {
     if (!conn || this.#status !== 'connected') throw this.#unavailable(tool);
     const timeout = this.#config.timeoutMs ?? DEFAULT_TIMEOUT;
     try {
+      const listener = this.#config.onProgress;
+      const maxTotal = this.#config.maxTotalTimeoutMs;
       return await conn.client.callTool(
-        { name: tool, arguments: { ...args } },
+        // The registry hands over validated, frozen arguments; the SDK only serializes them.
+        { name: tool, arguments: args as Record<string, unknown> },
         {
           signal: exec.signal,
           timeout: timeout === 0 ? NO_LIMIT : timeout,
           resetTimeoutOnProgress: true,
-          ...(this.#config.maxTotalTimeoutMs
-            ? { maxTotalTimeout: this.#config.maxTotalTimeoutMs }
-            : {}),
+          ...(maxTotal ? { maxTotalTimeout: maxTotal } : {}),
           // Passing onprogress is what makes the SDK send a progress token with the call.
-          onprogress: (progress) => {
-            const listener = this.#config.onProgress;
-            if (!listener) return;
-            this.#contain(() =>
-              listener({
-                server: this.#server,
-                tool,
-                callId: exec.callId,
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message }),
-              }),
-            );
-          },
+          onprogress: listener
+            ? (progress) =>
+                this.#contain(() =>
+                  listener({
+                    server: this.#server,
+                    tool,
+                    callId: exec.callId,
+                    progress: progress.progress,
+                    ...(progress.total === undefined ? {} : { total: progress.total }),
+                    ...(progress.message === undefined ? {} : { message: progress.message }),
+                  }),
+                )
+            : ignoreProgress,
         },
       );
     } catch (error) {
@@ -862,6 +862,8 @@ class Bridge {
     );
   }
 }
+
+const ignoreProgress = (): void => {};
 
 /** A tool as listed on the wire, before its fields are checked. */
 interface ListedTool {

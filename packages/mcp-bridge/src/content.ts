@@ -5,11 +5,12 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): v is string => typeof v === 'string';
 
-/** Copies the optional fields every block may carry, when they have the right shape. */
-function base(block: Obj): Obj {
-  const out: Obj = {};
-  if (isObj(block.annotations)) out.annotations = block.annotations;
-  if (isObj(block._meta)) out._meta = block._meta;
+/** Adds the optional fields every block may carry, when they have the right shape. */
+function withBase<T extends Obj>(out: T, block: Obj): T {
+  if (block.annotations !== undefined && isObj(block.annotations)) {
+    (out as Obj).annotations = block.annotations;
+  }
+  if (block._meta !== undefined && isObj(block._meta)) (out as Obj)._meta = block._meta;
   return out;
 }
 
@@ -27,22 +28,21 @@ export function mapContentBlock(block: unknown): ContentBlock {
   if (!isObj(block)) return { type: 'text', text: `[malformed MCP content: ${safeJson(block)}]` };
   switch (block.type) {
     case 'text':
-      if (str(block.text)) return { ...base(block), type: 'text', text: block.text };
+      if (str(block.text)) return withBase({ type: 'text' as const, text: block.text }, block);
       break;
     case 'image':
     case 'audio':
       if (str(block.data) && str(block.mimeType)) {
-        return { ...base(block), type: block.type, data: block.data, mimeType: block.mimeType };
+        const type = block.type as 'image' | 'audio';
+        return withBase({ type, data: block.data, mimeType: block.mimeType }, block);
       }
       break;
     case 'resource_link':
       if (str(block.uri) && str(block.name)) {
-        const out: Obj = {
-          ...base(block),
-          type: 'resource_link',
-          uri: block.uri,
-          name: block.name,
-        };
+        const out = withBase<Obj>(
+          { type: 'resource_link', uri: block.uri, name: block.name },
+          block,
+        );
         pick(block, ['title', 'description', 'mimeType'], out, str);
         pick(block, ['size'], out, (v) => typeof v === 'number');
         return out as unknown as ContentBlock;
@@ -56,7 +56,7 @@ export function mapContentBlock(block: unknown): ContentBlock {
         if (str(r.text)) resource.text = r.text;
         else resource.blob = r.blob;
         if (isObj(r._meta)) resource._meta = r._meta;
-        return { ...base(block), type: 'resource', resource } as unknown as ContentBlock;
+        return withBase<Obj>({ type: 'resource', resource }, block) as unknown as ContentBlock;
       }
       break;
     }
