@@ -775,9 +775,12 @@ class Bridge {
         );
       }
       if (isTimeout(error)) {
+        const total = (error as SdkError).data as { maxTotalTimeout?: unknown } | undefined;
         throw new ToolError(
           'TIMEOUT',
-          `Tool "${tool}" of MCP server "${this.#server}" did not answer within ${timeout} ms and reported no progress meanwhile; the call was cancelled. Retry, or raise "timeoutMs" for this server if it is just slow.`,
+          total?.maxTotalTimeout !== undefined
+            ? `Tool "${tool}" of MCP server "${this.#server}" was still running after ${String(total.maxTotalTimeout)} ms (its "maxTotalTimeoutMs"), although it reported progress; the call was cancelled. Raise "maxTotalTimeoutMs" for this server if such calls are expected to take longer.`
+            : `Tool "${tool}" of MCP server "${this.#server}" did not answer within ${timeout} ms and reported no progress meanwhile; the call was cancelled. Retry, or raise "timeoutMs" for this server if it is just slow.`,
           { cause: error },
         );
       }

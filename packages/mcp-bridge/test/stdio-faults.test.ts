@@ -214,6 +214,16 @@ describe('calls', () => {
     expect(silent.error?.code).toBe('TIMEOUT');
   });
 
+  it('stops a call that keeps reporting progress at maxTotalTimeoutMs', async () => {
+    const { registry } = await connect(
+      newRegistry(),
+      fault({ timeoutMs: 1000, maxTotalTimeoutMs: 600 }),
+    );
+    const result = await call(registry, 'mcp__fault__progress', { steps: 20, intervalMs: 100 });
+    expect(result.error?.code).toBe('TIMEOUT');
+    expect(result.error?.message).toContain('maxTotalTimeoutMs');
+  });
+
   it('forwards the caller abort as a cancellation', async () => {
     const { registry } = await connect();
     const controller = new AbortController();
@@ -453,5 +463,6 @@ describe('close()', () => {
     await until(() => isGone(serverPid) && isGone(grandchild));
     const after = await call(registry, 'mcp__fault__echo', { text: 'x' });
     expect(after.error?.code).toBe('UNKNOWN_TOOL');
+    expect(() => handle.on('nope' as 'status', () => {})).toThrow(/unknown event/);
   });
 });
