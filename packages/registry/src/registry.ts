@@ -278,7 +278,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     const compiled = compiledFor(entry);
     if (!compiled) return { value: args };
     try {
-      return settle(compiled.validate(args));
+      const failure = compiled.validate(args);
+      return failure ? invalidArgs(callId, entry.name, failure, preface) : { value: args };
     } catch (error) {
       return errorResult(
         callId,

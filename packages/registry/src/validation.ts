@@ -11,8 +11,14 @@ export type ArgsCheck =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly violations: readonly Violation[]; readonly more: number };
 
-/** A compiled `parameters` schema. */
-export type CompiledSchema = (args: unknown) => ArgsCheck;
+/** What failed validation reports: every problem found (at most 20) and how many more there were. */
+export type ArgsFailure = Extract<ArgsCheck, { readonly ok: false }>;
+
+/**
+ * A compiled `parameters` schema: `undefined` when the arguments are valid (they then run as
+ * they are; nothing is allocated on the path every call takes), else what is wrong.
+ */
+export type CompiledSchema = (args: unknown) => ArgsFailure | undefined;
 
 /**
  * One shared engine per JSON Schema dialect (and property mode), made on first use. Sharing matters: a new Ajv costs
@@ -195,7 +201,7 @@ export const compileParameters = (
 const wrapAjv =
   (fn: ValidateFunction): CompiledSchema =>
   (args) => {
-    if (fn(args)) return { ok: true, value: args };
+    if (fn(args)) return undefined;
     const errors = fn.errors ?? [];
     const violations: Violation[] = [];
     for (let i = 0; i < errors.length && i < MAX_VIOLATIONS; i++) {
