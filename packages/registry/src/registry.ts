@@ -389,7 +389,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         Codes.UNKNOWN_TOOL,
         suggestions.length > 0
           ? `Unknown tool ${quote(name)}. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call a tool by its exact name.`
-          : `Unknown tool ${quote(name)}: no tool of that name is registered (${tools.size} tools are). Call one of the tools you were given.`,
+          : `Unknown tool ${quote(name)}: no tool of that name is registered (${tools.size === 1 ? '1 tool is' : `${tools.size} tools are`}). Call one of the tools you were given.`,
         { suggestions },
       );
     }
