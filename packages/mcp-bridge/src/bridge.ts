@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type BodyExecution,
   type ObjectJsonSchema,
@@ -355,7 +356,52 @@ class Bridge {
       await this.#shutdown(conn);
       throw error;
     }
+    if (http) this.#watchCallStreams(http, conn);
     return conn;
+  }
+
+  /**
+   * The SDK leaves a call pending when the server's response stream for it ends without an
+   * answer and cannot be resumed (the server crashed mid-call, a proxy cut the stream): only the
+   * call's timeout would end it, a minute later. So every call asks to hear of its stream's end,
+   * and a stream that ended while its call is still unanswered and unsettled counts as a lost
+   * connection, which settles every pending call at once and starts reconnecting.
+   */
+  #watchCallStreams(http: StreamableHTTPClientTransport, conn: Connection): void {
+    const unanswered = new Set<string | number>();
+    const deliver = http.onmessage;
+    http.onmessage = (message) => {
+      if ('id' in message && ('result' in message || 'error' in message)) {
+        unanswered.delete(message.id as string | number);
+      }
+      deliver?.(message);
+    };
+    const send = http.send.bind(http);
+    http.send = (message, options) => {
+      const call = callContext.getStore();
+      if (
+        call === undefined ||
+        Array.isArray(message) ||
+        !('method' in message) ||
+        message.method !== 'tools/call' ||
+        !('id' in message) ||
+        options?.onRequestStreamEnd !== undefined
+      ) {
+        return send(message, options);
+      }
+      const id = message.id;
+      unanswered.add(id);
+      return send(message, {
+        ...options,
+        onRequestStreamEnd: () => {
+          if (!unanswered.delete(id) || call.settled) return;
+          this.#lost(
+            conn,
+            new Error('the server ended the response stream of a call without answering it'),
+          );
+        },
+      });
+    };
   }
 
   /** Ends one connection: the HTTP session is deleted, the process group killed. */
@@ -739,32 +785,38 @@ class Bridge {
     const conn = this.#conn;
     if (!conn || this.#status !== 'connected') throw this.#unavailable(tool);
     const timeout = this.#config.timeoutMs ?? DEFAULT_TIMEOUT;
+    const call: CallRecord = { settled: false };
     try {
       const listener = this.#config.onProgress;
       const maxTotal = this.#config.maxTotalTimeoutMs;
-      return await conn.client.callTool(
-        // The registry hands over validated, frozen arguments; the SDK only serializes them.
-        { name: tool, arguments: args as Record<string, unknown> },
-        {
-          signal: exec.signal,
-          timeout: timeout === 0 ? NO_LIMIT : timeout,
-          resetTimeoutOnProgress: true,
-          ...(maxTotal ? { maxTotalTimeout: maxTotal } : {}),
-          // Passing onprogress is what makes the SDK send a progress token with the call.
-          onprogress: listener
-            ? (progress) =>
-                this.#contain(() =>
-                  listener({
-                    server: this.#server,
-                    tool,
-                    callId: exec.callId,
-                    progress: progress.progress,
-                    ...(progress.total === undefined ? {} : { total: progress.total }),
-                    ...(progress.message === undefined ? {} : { message: progress.message }),
-                  }),
-                )
-            : ignoreProgress,
-        },
+      const run = conn.http
+        ? <T>(fn: () => Promise<T>) => callContext.run(call, fn)
+        : <T>(fn: () => Promise<T>) => fn();
+      return await run(() =>
+        conn.client.callTool(
+          // The registry hands over validated, frozen arguments; the SDK only serializes them.
+          { name: tool, arguments: args as Record<string, unknown> },
+          {
+            signal: exec.signal,
+            timeout: timeout === 0 ? NO_LIMIT : timeout,
+            resetTimeoutOnProgress: true,
+            ...(maxTotal ? { maxTotalTimeout: maxTotal } : {}),
+            // Passing onprogress is what makes the SDK send a progress token with the call.
+            onprogress: listener
+              ? (progress) =>
+                  this.#contain(() =>
+                    listener({
+                      server: this.#server,
+                      tool,
+                      callId: exec.callId,
+                      progress: progress.progress,
+                      ...(progress.total === undefined ? {} : { total: progress.total }),
+                      ...(progress.message === undefined ? {} : { message: progress.message }),
+                    }),
+                  )
+              : ignoreProgress,
+          },
+        ),
       );
     } catch (error) {
       if (exec.signal.aborted) {
@@ -822,6 +874,8 @@ class Bridge {
         `The call to "${tool}" of MCP server "${this.#server}" failed: ${asError(error).message}`,
         { cause: error },
       );
+    } finally {
+      call.settled = true;
     }
   }
 
@@ -867,6 +921,14 @@ class Bridge {
 }
 
 const ignoreProgress = (): void => {};
+
+/** One call in flight over HTTP, as the transport's send sees it (through {@link callContext}). */
+interface CallRecord {
+  settled: boolean;
+}
+
+/** Carries a call's record from the bridge's body into the HTTP transport's send. */
+const callContext = new AsyncLocalStorage<CallRecord>();
 
 /** A tool as listed on the wire, before its fields are checked. */
 interface ListedTool {

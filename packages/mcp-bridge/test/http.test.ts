@@ -87,6 +87,42 @@ describe('Streamable HTTP, fault server', () => {
     expect(statuses.map((e) => e.status)).toEqual(['reconnecting', 'connected']);
   });
 
+  it('resolves every pending call with UNAVAILABLE when the server crashes mid-call', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      // Far longer than the test may take: a hang until the timeout would fail it.
+      timeoutMs: 60_000,
+      reconnect: { initialDelayMs: 5000 },
+      onError: () => {},
+    });
+    handles.push(handle);
+    const hung = call(registry, 'mcp__web__hang');
+    const crash = await call(registry, 'mcp__web__crash');
+    expect(crash.error?.code).toBe('UNAVAILABLE');
+    expect((await hung).error?.code).toBe('UNAVAILABLE');
+    expect(handle.status).toBe('reconnecting');
+  });
+
+  it('a timed-out call does not count as a lost connection', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const statuses: string[] = [];
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      timeoutMs: 300,
+      onError: () => {},
+    });
+    handles.push(handle);
+    handle.on('status', (e) => statuses.push(e.status));
+    expect((await call(registry, 'mcp__web__hang')).error?.code).toBe('TIMEOUT');
+    expect(text(await call(registry, 'mcp__web__echo', { text: 'fine' }))).toBe('fine');
+    expect(statuses).toEqual([]);
+  });
+
   it('fails fast while the server is down, and reconnects when it is back on the same port', async () => {
     const first = await faultHttp();
     const registry = newRegistry();
