@@ -347,8 +347,10 @@ class Bridge {
       if (!conn.dead && conn === this.#conn) this.#scheduleRefresh();
     });
     client.onclose = () => this.#lost(conn, new Error('the connection closed'));
-    client.onerror = () => {
-      // Transport noise (a failed SSE reconnect, a skipped line); calls report what matters.
+    client.onerror = (error) => {
+      // Mostly noise that calls report better themselves, with one exception: over HTTP, the
+      // server's event stream failing to come back is how an outage shows while no call runs.
+      if (http && /Maximum reconnection attempts/.test(error.message)) this.#lost(conn, error);
     };
     try {
       await client.connect(transport, { timeout: this.#startupTimeout() });

@@ -134,10 +134,11 @@ describe('Streamable HTTP, fault server', () => {
     });
     handles.push(handle);
     await first.stop();
+    // No call is needed to notice: the server's event stream does not come back.
+    await until(() => handle.status === 'reconnecting');
     const down = await call(registry, 'mcp__web__echo', { text: 'x' });
     expect(down.error?.code).toBe('UNAVAILABLE');
     expect(registry.get('mcp__web__echo')).toBeDefined();
-    await until(() => handle.status === 'reconnecting');
     const again = await call(registry, 'mcp__web__echo', { text: 'x' });
     expect(again.error?.code).toBe('UNAVAILABLE');
     expect(again.error?.message).toContain('reconnecting');
