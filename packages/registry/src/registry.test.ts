@@ -405,6 +405,24 @@ describe('interceptors', () => {
     expect(order).toHaveLength(2);
   });
 
+  it('hands interceptors frozen results, so one cannot corrupt what another returns', async () => {
+    const registry = createToolRegistry();
+    registry.register(readFile());
+    let mutated: unknown;
+    registry.use(async (_exec, next) => {
+      const result = await next();
+      try {
+        (result as { content: unknown }).content = 5;
+      } catch (error) {
+        mutated = error;
+      }
+      return result;
+    });
+    const result = await registry.execute(call('read_file', { path: 'a' }));
+    expect(mutated).toBeInstanceOf(TypeError);
+    expect(result.content).toEqual([textContent('read a')]);
+  });
+
   it('can veto, keeping a thrown ToolError code', async () => {
     const registry = createToolRegistry();
     const body = vi.fn(() => [textContent('ran')]);

@@ -103,7 +103,9 @@ const invalidArgs = (
 
 /** Results are the registry's own objects (interceptors' results are copied), so freezing is safe. */
 const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {
+  if (Object.isFrozen(result)) return result;
   Object.freeze(result.content);
+  if (result.error) Object.freeze(result.error);
   return Object.freeze(result);
 };
 
@@ -649,6 +651,18 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       let nexts = 0;
       let pending = false;
       let returnedAlready = false;
+      // What next() resolved with: a result the registry made, frozen before the interceptor sees
+      // it, so that handing it back unchanged needs no copy.
+      let fromNext: ToolExecutionResult | undefined;
+      const settled = (result: ToolExecutionResult): ToolExecutionResult => {
+        pending = false;
+        fromNext = freezeResult(result);
+        return fromNext;
+      };
+      const failed = (error: unknown): never => {
+        pending = false;
+        throw error;
+      };
       const guarded: InterceptorNext = (changed) => {
         nexts++;
         if (nexts > 1) {
@@ -676,9 +690,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
                   return misuse(state, exec, name, 'returned before next() settled');
                 return next(outcome as InterceptedExecution);
               });
-        return proceed.finally(() => {
-          pending = false;
-        });
+        return proceed.then(settled, failed);
       };
       let returned: unknown;
       try {
@@ -691,6 +703,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       }
       returnedAlready = true;
       if (pending) return misuse(state, exec, name, 'returned before next() settled');
+      if (returned !== undefined && returned === fromNext) return fromNext;
       const copy = copyResult(returned);
       if (!copy)
         return misuse(state, exec, name, `returned ${kindOf(returned)} instead of a result`);
