@@ -492,7 +492,7 @@ class Bridge {
       clearTimeout(this.#refreshTimer);
       const entries = [...this.#entries.entries()];
       this.#entries = new Map();
-      for (const [, entry] of entries) entry.dispose();
+      for (const [, entry] of entries) this.#contain(entry.dispose);
       if (entries.length > 0) {
         this.#emitTools({ added: [], removed: entries.map(([name]) => name), changed: [] });
       }
@@ -727,7 +727,8 @@ class Bridge {
     try {
       for (const name of [...removed, ...changed]) {
         const old = current.get(name)!;
-        old.dispose();
+        // A disposer is the registry's; one that throws must not pass for a refused tool.
+        this.#contain(old.dispose);
         undo.push(() => {
           old.dispose = this.#registry.register(old.definition);
         });
