@@ -242,6 +242,7 @@ describe('crashes and reconnection', () => {
     const { registry, handle } = await connect();
     handle.on('status', (e) => statuses.push(e));
     const firstPid = handle.pid!;
+    const echo = registry.get('mcp__fault__echo');
     const hung = [call(registry, 'mcp__fault__hang'), call(registry, 'mcp__fault__hang')];
     const crash = await call(registry, 'mcp__fault__crash');
     expect(crash.error?.code).toBe('UNAVAILABLE');
@@ -255,6 +256,8 @@ describe('crashes and reconnection', () => {
     expect(handle.pid).not.toBe(firstPid);
     expect(isGone(firstPid)).toBe(true);
     expect(text(await call(registry, 'mcp__fault__echo', { text: 'back' }))).toBe('back');
+    // The same tools came back, so the registry saw no churn at all.
+    expect(registry.get('mcp__fault__echo')).toBe(echo);
   });
 
   it('fails fast during an outage, saying the server is reconnecting', async () => {
