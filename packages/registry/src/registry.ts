@@ -475,8 +475,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         if (stopped || finished) return;
         stopped = code;
         clearTimeout(timer);
+        // Not unref'd: a call in flight keeps the process alive until it settles (both timers are
+        // cleared the moment it does), or a body waiting only on its signal would let Node exit
+        // mid-call with status 0.
         graceTimer = setTimeout(() => finish(stopResult()), grace);
-        graceTimer.unref?.();
         abortReason = reason;
         controller?.abort(reason);
       };
@@ -491,7 +493,6 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
             ),
           limit,
         );
-        timer.unref?.();
       }
 
       const bodyExec = bodyExecution(exec, () => {
