@@ -24,7 +24,7 @@ export function createList<F>(method: string): List<F> {
     },
     add(listener, name, priority = 0) {
       if (typeof listener !== 'function' || priority !== +priority) {
-        throw new TypeError(`${method} takes a function and a numeric priority`);
+        throw new TypeError(`${method} takes a function and numeric priority`);
       }
       const entry: Entry<F> = {
         listener,

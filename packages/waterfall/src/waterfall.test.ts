@@ -188,6 +188,49 @@ describe('misuse', () => {
     });
   });
 
+  it.each([
+    [
+      'a sync veto',
+      (keep: (n: () => Promise<string>) => void) => (next: () => Promise<string>) => {
+        keep(next);
+        return 'vetoed';
+      },
+    ],
+    [
+      'an async veto',
+      (keep: (n: () => Promise<string>) => void) => async (next: () => Promise<string>) => {
+        keep(next);
+        await tick();
+        return 'vetoed';
+      },
+    ],
+    [
+      'a throw',
+      (keep: (n: () => Promise<string>) => void) => (next: () => Promise<string>) => {
+        keep(next);
+        throw new Error('no');
+      },
+    ],
+  ])('a next() kept past %s is refused later and never runs the terminal', async (_label, make) => {
+    const w = createWaterfall<[], string>();
+    let kept: (() => Promise<string>) | undefined;
+    w.use(
+      make((n) => {
+        kept = n;
+      }) as never,
+      { name: 'keeper' },
+    );
+    let terminal = 0;
+    await w
+      .run(() => {
+        terminal++;
+        return 'body';
+      })
+      .catch(() => {});
+    await expect(kept?.()).rejects.toMatchObject({ kind: 'next-twice', listener: 'keeper' });
+    expect(terminal).toBe(0);
+  });
+
   it('a synchronous throw becomes a rejection naming the listener, with the cause kept', async () => {
     const w = createWaterfall<[], string>();
     const cause = new Error('sync boom');

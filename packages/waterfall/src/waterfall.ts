@@ -51,9 +51,12 @@ export class WaterfallError extends Error {
 
 const ignore = () => {};
 
+/** A settled link's `rest`: a later `next()` is refused as a misuse and never runs the terminal. */
+const closed = Promise.resolve() as Promise<never>;
+
 /** The error a listener's own failure becomes; errors from further down pass through. */
 const own = (name: string, error: unknown, failure: [unknown] | undefined) =>
-  error instanceof WaterfallError || (failure !== undefined && failure[0] === error)
+  error instanceof WaterfallError || (failure && failure[0] === error)
     ? error
     : new WaterfallError(name, 'threw', `threw: ${(error as Error)?.message ?? error}`, error);
 
@@ -109,7 +112,7 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
   const next = function (): Promise<R> {
     if (rest) {
       // The terminal must never run twice, and a second result never replace the first.
-      run.m ??= new WaterfallError(entry.name, 'next-twice', 'called next() twice');
+      run.m ??= new WaterfallError(entry.name, 'next-twice', 'called next() twice or late');
       const rejected = Promise.reject(run.m);
       rejected.catch(ignore);
       return rejected;
@@ -125,12 +128,15 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
     const listener = entry.listener as (...a: unknown[]) => R | Promise<R>;
     result = args.length === 1 ? listener(args[0], next) : listener(...args, next);
   } catch (error) {
-    rest?.catch(ignore);
+    (rest ??= closed).catch(ignore);
     return Promise.reject(run.m ?? own(entry.name, error, undefined));
   }
   // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
   if (rest && result === rest && !run.m) return rest;
-  if (!rest && !(result instanceof Promise)) return Promise.resolve(result);
+  if (!rest && !(result instanceof Promise)) {
+    rest = closed;
+    return Promise.resolve(result);
+  }
   const w: Watch = { s: false, f: undefined };
   watch = w;
   if (rest) observe(rest, w);
@@ -138,11 +144,13 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
     (value) => {
       if (run.m) throw run.m;
       if (rest && !w.s) {
-        throw new WaterfallError(entry.name, 'returned-early', 'returned before awaiting next()');
+        throw new WaterfallError(entry.name, 'returned-early', 'returned before next() settled');
       }
+      rest ??= closed;
       return value;
     },
     (error: unknown) => {
+      rest ??= closed;
       throw run.m ?? own(entry.name, error, w.f);
     },
   );
