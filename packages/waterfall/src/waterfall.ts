@@ -128,7 +128,8 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
     const listener = entry.listener as (...a: unknown[]) => R | Promise<R>;
     result = args.length === 1 ? listener(args[0], next) : listener(...args, next);
   } catch (error) {
-    (rest ??= closed).catch(ignore);
+    rest ??= closed;
+    rest.catch(ignore);
     return Promise.reject(run.m ?? own(entry.name, error, undefined));
   }
   // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
