@@ -34,7 +34,8 @@ const readNote = defineTool({
   parameters: { title: { type: 'string', required: true, description: 'The note title.' } },
   hints: { readOnly: true, concurrencySafe: true },
   execute({ title }) {
-    const text = NOTES[title];
+    // Own keys only: a title such as "constructor" must not read through the prototype.
+    const text = Object.hasOwn(NOTES, title) ? NOTES[title] : undefined;
     if (text === undefined) throw new Error(`no note titled "${title}"`);
     return [textContent(text)];
   },
