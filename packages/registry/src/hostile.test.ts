@@ -558,3 +558,37 @@ describe('fuzz', () => {
     expect(unhandled).toEqual([]);
   });
 });
+
+describe('misused next()', () => {
+  it('lets a second or a late next() reject quietly, never running the body again', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    let late: (() => Promise<ToolExecutionResult>) | undefined;
+    registry.use(
+      async (exec, next) => {
+        if (exec.callId === 'twice') {
+          const result = await next();
+          void next(); // dropped: its rejection must not go unhandled
+          return result;
+        }
+        late = next;
+        return { callId: exec.callId, content: [textContent('vetoed')], isError: false };
+      },
+      { name: 'sloppy' },
+    );
+    const twice = await registry.execute(call('echo', {}, { callId: 'twice' }));
+    expectFailure(twice, 'INTERCEPTOR_ERROR');
+    expect(twice.error?.message).toMatch(/Interceptor "sloppy" called next\(\) twice/);
+    expect(body).toHaveBeenCalledTimes(1);
+
+    const vetoed = await registry.execute(call('echo', {}, { callId: 'late' }));
+    expect(vetoed).toMatchObject({ callId: 'late', isError: false });
+    // After the call resolved: a rejection nobody handles yet, and no body.
+    const lateNext = late!();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(unhandled).toEqual([]);
+    await expect(lateNext).rejects.toThrow(/called next\(\) after it had returned/);
+    expect(body).toHaveBeenCalledTimes(1);
+  });
+});

@@ -101,6 +101,15 @@ const invalidArgs = (
     { violations: check.violations, more: check.more },
   );
 
+const ignore = (): void => {};
+
+/** A rejected promise that is already handled, so dropping it is not an unhandled rejection. */
+const quietReject = (result: ToolExecutionResult): Promise<never> => {
+  const rejected = Promise.reject(new Error(result.error!.message));
+  rejected.catch(ignore);
+  return rejected;
+};
+
 /** Results are the registry's own objects (interceptors' results are copied), so freezing is safe. */
 const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {
   if (Object.isFrozen(result)) return result;
@@ -666,17 +675,12 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       };
       const guarded: InterceptorNext = (changed) => {
         nexts++;
-        if (nexts > 1) {
-          return Promise.reject(
-            new Error(misuse(state, exec, name, 'called next() twice').error!.message),
-          );
-        }
+        // A misused next() rejects (the misuse itself is recorded and decides the call), quietly:
+        // an interceptor that drops the promise must not crash the host with an unhandled
+        // rejection, and one that awaits it still sees the error.
+        if (nexts > 1) return quietReject(misuse(state, exec, name, 'called next() twice'));
         if (returnedAlready) {
-          return Promise.reject(
-            new Error(
-              misuse(state, exec, name, 'called next() after it had returned').error!.message,
-            ),
-          );
+          return quietReject(misuse(state, exec, name, 'called next() after it had returned'));
         }
         pending = true;
         const proceed =
@@ -691,7 +695,9 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
                   return misuse(state, exec, name, 'returned before next() settled');
                 return next(outcome as InterceptedExecution);
               });
-        return proceed.then(settled, failed);
+        const outcome = proceed.then(settled, failed);
+        outcome.catch(ignore);
+        return outcome;
       };
       let returned: unknown;
       try {
