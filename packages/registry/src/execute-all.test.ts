@@ -1,4 +1,5 @@
-import { type ToolDefinition, textContent } from '@dsh-tools/protocol';
+import { type ToolDefinition, type ToolExecution, textContent } from '@dsh-tools/protocol';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from './index';
 import { call, deferred, readFile } from './test-helpers';
@@ -171,5 +172,144 @@ describe('executeAll', () => {
     expect(await registry.executeAll(undefined as never)).toEqual([]);
     expect(await registry.executeAll(42 as never)).toEqual([]);
     expect(await registry.executeAll([], { maxConcurrency: -5 })).toEqual([]);
+    // Only a real array is a list: a string is not one call per character.
+    expect(await registry.executeAll('read_file' as never)).toEqual([]);
+    expect(await registry.executeAll(new Set([call('read_file')]) as never)).toEqual([]);
+    const trap = new Proxy([call('read_file')], {
+      get: () => {
+        throw new Error('trap');
+      },
+    });
+    expect(await registry.executeAll(trap)).toEqual([]);
+  });
+
+  it('contains a failing call of a concurrent group: each body runs once, each result keeps its callId', async () => {
+    const registry = createToolRegistry();
+    const runs: string[] = [];
+    registry.register(
+      readFile({
+        name: 'grep',
+        hints: { concurrencySafe: true },
+        parameters: { type: 'object' },
+        execute: async (_args, exec) => {
+          runs.push(exec.callId);
+          await new Promise((r) => setTimeout(r, 2));
+          return [textContent(exec.callId)];
+        },
+      }),
+    );
+    // A real AbortSignal whose addEventListener throws (patched on the instance).
+    const hostile = new AbortController().signal;
+    hostile.addEventListener = () => {
+      throw new Error('add boom');
+    };
+    const results = await registry.executeAll([
+      { callId: 'a', name: 'grep', arguments: {} },
+      { callId: 'b', name: 'grep', arguments: {}, signal: hostile },
+      { callId: 'c', name: 'grep', arguments: {} },
+    ]);
+    expect(results.map((r) => r.callId)).toEqual(['a', 'b', 'c']);
+    expect(results[0]?.content).toEqual([textContent('a')]);
+    expect(results[2]?.content).toEqual([textContent('c')]);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(runs).toContain('a');
+    expect(runs).toContain('c');
+  });
+
+  it('runs each body at most once and answers in order with each call its own callId (property)', async () => {
+    const kinds = [
+      'safe',
+      'unsafe',
+      'throws',
+      'unknown',
+      'invalid',
+      'aborted',
+      'patched-signal',
+      'fake-signal',
+      'getter-args',
+      'unreadable',
+    ] as const;
+    type Kind = (typeof kinds)[number];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...kinds), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (mix, maxConcurrency) => {
+          const registry = createToolRegistry({ onError: () => {} });
+          const runs: string[] = [];
+          const body = async (_args: unknown, exec: { callId: string }) => {
+            runs.push(exec.callId);
+            await new Promise((r) => setTimeout(r, 1));
+            if (exec.callId.endsWith('throws')) throw new Error('body failed');
+            return [textContent(exec.callId)];
+          };
+          const parameters = { type: 'object', properties: { n: { type: 'number' } } } as const;
+          registry.register({
+            name: 'safe',
+            description: '',
+            parameters,
+            execute: body,
+            hints: { concurrencySafe: true },
+          });
+          registry.register({ name: 'unsafe', description: '', parameters, execute: body });
+          const make = (kind: Kind, i: number): unknown => {
+            const callId = `${i}-${kind}`;
+            const base = { callId, name: i % 2 ? 'safe' : 'unsafe', arguments: { n: i } };
+            switch (kind) {
+              case 'safe':
+                return { ...base, name: 'safe' };
+              case 'unsafe':
+                return { ...base, name: 'unsafe' };
+              case 'throws':
+                return base;
+              case 'unknown':
+                return { ...base, name: 'nope' };
+              case 'invalid':
+                return { ...base, arguments: { n: 'x' } };
+              case 'aborted':
+                return { ...base, signal: AbortSignal.abort() };
+              case 'patched-signal': {
+                const signal = new AbortController().signal;
+                signal.addEventListener = () => {
+                  throw new Error('add boom');
+                };
+                signal.removeEventListener = () => {
+                  throw new Error('remove boom');
+                };
+                return { ...base, signal };
+              }
+              case 'fake-signal':
+                return {
+                  ...base,
+                  signal: { aborted: false, addEventListener() {}, removeEventListener() {} },
+                };
+              case 'getter-args':
+                return {
+                  ...base,
+                  arguments: Object.defineProperty({}, 'n', { get: () => i, enumerable: true }),
+                };
+              case 'unreadable':
+                return new Proxy(base, {
+                  get: (_t, key) => {
+                    if (key === 'callId') return callId;
+                    throw new Error('trap');
+                  },
+                });
+            }
+          };
+          const calls = mix.map(make);
+          const results = await registry.executeAll(calls as ToolExecution[], { maxConcurrency });
+          expect(results.map((r) => r.callId)).toEqual(mix.map((kind, i) => `${i}-${kind}`));
+          expect(new Set(runs).size).toBe(runs.length);
+          mix.forEach((kind, i) => {
+            const result = results[i]!;
+            if (kind === 'safe' || kind === 'unsafe') {
+              expect(result.content).toEqual([textContent(`${i}-${kind}`)]);
+            }
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

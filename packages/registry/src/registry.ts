@@ -41,6 +41,11 @@ interface Failed {
   readonly exec: ToolExecution;
 }
 
+/** What `prepare` learned of a call before it failed: the call, once its callId was read. */
+interface Known {
+  exec?: ToolExecution;
+}
+
 /** Per-call state the interceptors' `next` needs, keyed by the frozen executions of the call. */
 interface CallState {
   readonly entry: Entry;
@@ -54,6 +59,8 @@ interface CallState {
 const DEFAULT_GRACE_MS = 100;
 const DEFAULT_CONCURRENCY = 10;
 const EMPTY_ARGS: ToolArgs = Object.freeze({});
+/** What observers are shown of a call whose callId could not be read. */
+const UNREADABLE: ToolExecution = Object.freeze({ callId: '', name: '', arguments: EMPTY_ARGS });
 
 const defaultOnError = (error: unknown, info: RegistryErrorInfo): void => {
   const where = [info.tool && `tool "${info.tool}"`, info.callId && `call ${quote(info.callId)}`]
@@ -312,40 +319,52 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     exec,
   });
 
-  /** Steps 1–4; synchronous unless a Standard Schema validator answers with a promise. */
-  const prepare = (raw: unknown): Prepared | Failed | Promise<Prepared | Failed> => {
+  /**
+   * Steps 1–4; synchronous unless a Standard Schema validator answers with a promise. `known`
+   * receives the call as soon as its callId is read, so that even an internal failure after that
+   * point answers with the right callId.
+   */
+  const prepare = (raw: unknown, known: Known): Prepared | Failed | Promise<Prepared | Failed> => {
     let callId: unknown;
     let name: unknown;
     let args: unknown;
     let agent: unknown;
     let signal: unknown;
-    const unreadable = { callId: '', name: '', arguments: EMPTY_ARGS };
     try {
       if (!isRecord(raw)) {
         return fail(
-          unreadable,
+          UNREADABLE,
           Codes.INVALID_ARGS,
           `execute(): a call must be an object { callId, name, arguments } (got ${kindOf(raw)}).`,
         );
       }
-      // Each field is read once: a getter may answer differently the second time.
       callId = raw.callId;
-      name = raw.name;
-      args = raw.arguments;
-      agent = raw.agent;
-      signal = raw.signal;
     } catch (error) {
       return fail(
-        unreadable,
+        UNREADABLE,
         Codes.INVALID_ARGS,
         `execute(): the call could not be read (${messageOf(error)}).`,
       );
     }
     if (typeof callId !== 'string') {
       return fail(
-        unreadable,
+        UNREADABLE,
         Codes.INVALID_ARGS,
         `execute(): the call's "callId" must be a string (got ${kindOf(callId)}).`,
+      );
+    }
+    known.exec = { callId, name: '', arguments: EMPTY_ARGS };
+    try {
+      // Each field is read once: a getter may answer differently the second time.
+      name = raw.name;
+      args = raw.arguments;
+      agent = raw.agent;
+      signal = raw.signal;
+    } catch (error) {
+      return fail(
+        known.exec,
+        Codes.INVALID_ARGS,
+        `execute(): the call ${quote(callId)} could not be read (${messageOf(error)}).`,
       );
     }
     const seen: ToolExecution = {
@@ -353,6 +372,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       name: typeof name === 'string' ? name : '',
       arguments: args as ToolArgs,
     };
+    known.exec = seen;
     if (typeof name !== 'string') {
       return fail(
         seen,
@@ -795,15 +815,45 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     return finalize(result, exec);
   };
 
-  const execute = async (raw: ToolExecution): Promise<ToolExecutionResult> => {
+  /**
+   * The result of a failure inside the registry itself (a bug, or a hostile object that slipped
+   * past every check): the call keeps its callId when it was read, and observers are told.
+   */
+  const internalErrorResult = (
+    exec: ToolExecution,
+    where: string,
+    error: unknown,
+  ): ToolExecutionResult =>
+    errorResult(
+      exec.callId,
+      Codes.TOOL_ERROR,
+      `${where}: internal error in the registry${exec.name ? ` (tool ${quote(exec.name)})` : ''}: ${messageOf(error)}. Whether the tool ran is unknown; please report this bug to @dsh-tools/registry.`,
+    );
+
+  const internalError = (
+    exec: ToolExecution | undefined,
+    where: string,
+    error: unknown,
+  ): ToolExecutionResult => {
+    const seen = exec ?? UNREADABLE;
+    const result = internalErrorResult(seen, where, error);
     try {
-      let prepared = prepare(raw);
+      return finalize(result, seen);
+    } catch {
+      return freezeResult(result);
+    }
+  };
+
+  const execute = async (raw: ToolExecution): Promise<ToolExecutionResult> => {
+    const known: Known = {};
+    try {
+      let prepared = prepare(raw, known);
       if (prepared instanceof Promise) prepared = await prepared;
       if ('failed' in prepared) return finalize(prepared.failed, prepared.exec);
       return await dispatch(prepared);
     } catch (error) {
-      // Unreachable by design; kept so that "never rejects" does not depend on it.
-      return errorResult('', Codes.TOOL_ERROR, `execute(): internal error (${messageOf(error)}).`);
+      // Every step contains what it knows can fail; this keeps "never rejects" true regardless.
+      return internalError(known.exec, 'execute()', error);
     }
   };
 
@@ -828,6 +878,26 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     return execute(prepared.raw as ToolExecution);
   };
 
+  /** Dispatches one call of a turn; an internal failure becomes that call's own result. */
+  const settleCall = async (prepared: Prepared): Promise<ToolExecutionResult> => {
+    try {
+      return await dispatchFresh(prepared);
+    } catch (error) {
+      return internalError(prepared.exec, 'executeAll()', error);
+    }
+  };
+
+  /** Prepares one call of a turn; an internal failure becomes that call's own result. */
+  const prepareCall = async (raw: unknown): Promise<Prepared | Failed> => {
+    const known: Known = {};
+    try {
+      return await prepare(raw, known);
+    } catch (error) {
+      const exec = known.exec ?? UNREADABLE;
+      return { failed: internalErrorResult(exec, 'executeAll()', error), exec };
+    }
+  };
+
   const executeAll = async (
     execs: readonly ToolExecution[],
     options: ExecuteAllOptions = {},
@@ -835,8 +905,11 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let list: unknown[];
     let limit = defaultConcurrency;
     try {
+      // Only a real array: Array.from would turn a string into one call per character.
+      if (!Array.isArray(execs)) return [];
       list = Array.from(execs as unknown[]);
     } catch {
+      // An array Proxy whose traps throw: no calls can be read.
       return [];
     }
     try {
@@ -845,55 +918,47 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     } catch {
       // Unreadable options: the registry's default bound.
     }
+    // Every step below contains its own failures (prepareCall, settleCall), so one call can never
+    // take another's result, and no call is ever dispatched twice.
     const out: ToolExecutionResult[] = new Array(list.length);
     let i = 0;
     let carried: Prepared | Failed | undefined;
     while (i < list.length) {
-      try {
-        // A call carried over from the end of a run was already classified as not safe.
-        const wasCarried = carried !== undefined;
-        const first = carried ?? (await prepare(list[i]));
-        carried = undefined;
-        if ('failed' in first) {
-          out[i] = finalize(first.failed, first.exec);
-          i++;
-          continue;
-        }
-        if (wasCarried || !isConcurrencySafe(first)) {
-          out[i] = await dispatchFresh(first);
-          i++;
-          continue;
-        }
-        // A run of consecutive concurrency-safe calls; the first call that is not ends it and
-        // waits (prepared) until the run is done.
-        const start = i;
-        const group: Prepared[] = [first];
-        while (i + group.length < list.length) {
-          const candidate = await prepare(list[i + group.length]);
-          if ('failed' in candidate || !isConcurrencySafe(candidate)) {
-            carried = candidate;
-            break;
-          }
-          group.push(candidate);
-        }
-        let cursor = 0;
-        const worker = async (): Promise<void> => {
-          while (cursor < group.length) {
-            const k = cursor++;
-            out[start + k] = await dispatchFresh(group[k]!);
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(limit, group.length) }, worker));
-        i += group.length;
-      } catch (error) {
-        out[i] = errorResult(
-          '',
-          Codes.TOOL_ERROR,
-          `executeAll(): internal error (${messageOf(error)}).`,
-        );
-        carried = undefined;
+      // A call carried over from the end of a run was already classified as not safe.
+      const wasCarried = carried !== undefined;
+      const first = carried ?? (await prepareCall(list[i]));
+      carried = undefined;
+      if ('failed' in first) {
+        out[i] = finalize(first.failed, first.exec);
         i++;
+        continue;
       }
+      if (wasCarried || !isConcurrencySafe(first)) {
+        out[i] = await settleCall(first);
+        i++;
+        continue;
+      }
+      // A run of consecutive concurrency-safe calls; the first call that is not ends it and
+      // waits (prepared) until the run is done.
+      const start = i;
+      const group: Prepared[] = [first];
+      while (start + group.length < list.length) {
+        const candidate = await prepareCall(list[start + group.length]);
+        if ('failed' in candidate || !isConcurrencySafe(candidate)) {
+          carried = candidate;
+          break;
+        }
+        group.push(candidate);
+      }
+      let cursor = 0;
+      const worker = async (): Promise<void> => {
+        while (cursor < group.length) {
+          const k = cursor++;
+          out[start + k] = await settleCall(group[k]!);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(limit, group.length) }, worker));
+      i += group.length;
     }
     return out;
   };
