@@ -13,7 +13,11 @@ export const quote = (value: string): string =>
 /** What kind of value this is, in the words a message uses ("number", "null", "an array"). */
 export const kindOf = (value: unknown): string => {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
+  try {
+    if (Array.isArray(value)) return 'array';
+  } catch {
+    return 'an unreadable object'; // a revoked Proxy
+  }
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   return typeof value;
 };
@@ -33,6 +37,15 @@ export const messageOf = (error: unknown): string => {
   }
 };
 
-/** Whether a value is a non-null object that is not an array. */
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * Whether a value is a non-null object that is not an array. Never throws: a revoked Proxy counts
+ * as an object, and reading it then fails where reads are guarded.
+ */
+export const isRecord = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return !Array.isArray(value);
+  } catch {
+    return true;
+  }
+};

@@ -592,3 +592,59 @@ describe('misused next()', () => {
     expect(body).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('hostile signals', () => {
+  it('answers a signal whose "aborted" throws with INVALID_ARGS, keeping the callId, telling observers', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    const observed: string[] = [];
+    registry.on('result', (result) => {
+      observed.push(result.callId);
+    });
+    const throwing = {
+      get aborted(): boolean {
+        throw new Error('aborted getter boom');
+      },
+      addEventListener() {},
+      removeEventListener() {},
+    };
+    const branded = Object.create(AbortSignal.prototype);
+    const results = await Promise.all([
+      registry.execute(call('echo', {}, { callId: 'duck', signal: throwing as never })),
+      registry.execute(call('echo', {}, { callId: 'branded', signal: branded })),
+    ]);
+    expect(results.map((r) => r.callId)).toEqual(['duck', 'branded']);
+    for (const result of results) {
+      expectFailure(result, 'INVALID_ARGS');
+      expect(result.error?.message).toMatch(/"signal"/);
+    }
+    expect(observed.sort()).toEqual(['branded', 'duck']);
+    expect(body).not.toHaveBeenCalled();
+  });
+});
+
+describe('revoked proxies', () => {
+  it('answers a revoked Proxy in any field of a call with INVALID_ARGS and the callId', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const execs = [
+      { callId: 'args', name: 'echo', arguments: proxy },
+      { callId: 'nested', name: 'echo', arguments: { x: proxy } },
+      { callId: 'name', name: proxy, arguments: {} },
+      { callId: 'agent', name: 'echo', arguments: {}, agent: proxy },
+      { callId: 'signal', name: 'echo', arguments: {}, signal: proxy },
+    ];
+    const results = await Promise.all(execs.map((e) => registry.execute(e as never)));
+    expect(results.map((r) => [r.callId, r.error?.code])).toEqual(
+      execs.map((e) => [e.callId, 'INVALID_ARGS']),
+    );
+    expect(results[2]?.error?.message).toMatch(
+      /"name" must be a string \(got an unreadable object\)/,
+    );
+    expect(body).not.toHaveBeenCalled();
+  });
+});

@@ -79,11 +79,24 @@ const checkLimit = (value: unknown, fallback: number, what: string, min: number)
   return value;
 };
 
-const isSignal = (value: unknown): value is AbortSignal =>
-  isRecord(value) &&
-  typeof value.aborted === 'boolean' &&
-  typeof value.addEventListener === 'function' &&
-  typeof value.removeEventListener === 'function';
+/**
+ * A caller's signal is read through AbortSignal's own accessors and EventTarget's own methods:
+ * once `prepare` has checked that it is a real AbortSignal, nothing patched onto the instance
+ * (a throwing `aborted` getter, a `removeEventListener` that throws) can make a read throw or lie,
+ * so a signal can neither hang a call nor crash the process from a timer.
+ */
+const abortedOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get as (
+  this: AbortSignal,
+) => boolean;
+const reasonOf = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'reason')!.get as (
+  this: AbortSignal,
+) => unknown;
+const listen = EventTarget.prototype.addEventListener;
+const unlisten = EventTarget.prototype.removeEventListener;
+
+/** Whether a signal that `prepare` accepted is aborted; never throws. */
+const isAborted = (signal: AbortSignal | undefined): boolean =>
+  signal !== undefined && abortedOf.call(signal);
 
 const formatViolations = (violations: readonly Violation[], more: number): string => {
   const parts = violations.map((v) =>
@@ -387,19 +400,31 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         `execute(): the call's "agent" must be a string (got ${kindOf(agent)}).`,
       );
     }
-    if (signal !== undefined && !isSignal(signal)) {
-      return fail(
-        seen,
-        Codes.INVALID_ARGS,
-        `execute(): the call's "signal" must be an AbortSignal (got ${kindOf(signal)}).`,
-      );
-    }
-    if (signal?.aborted) {
-      return fail(
-        seen,
-        Codes.ABORTED,
-        `The call to tool ${quote(name)} was aborted before it started; nothing ran.`,
-      );
+    if (signal !== undefined) {
+      // Only a real AbortSignal (its brand checked by reading `aborted` once, here, through the
+      // intrinsic getter): a look-alike's getters and methods could throw or lie at any later step.
+      let problem: string | undefined;
+      let aborted = false;
+      try {
+        if (signal instanceof AbortSignal) aborted = abortedOf.call(signal);
+        else problem = `got ${kindOf(signal)}`;
+      } catch (error) {
+        problem = `this one could not be read: ${messageOf(error)}`;
+      }
+      if (problem !== undefined) {
+        return fail(
+          seen,
+          Codes.INVALID_ARGS,
+          `execute(): the call's "signal" must be an AbortSignal (${problem}); pass an AbortController's signal, or leave "signal" out.`,
+        );
+      }
+      if (aborted) {
+        return fail(
+          seen,
+          Codes.ABORTED,
+          `The call to tool ${quote(name)} was aborted before it started; nothing ran.`,
+        );
+      }
     }
     if (args === undefined) args = EMPTY_ARGS;
     if (!isRecord(args)) {
@@ -448,7 +473,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   const runBody = (state: CallState, exec: InterceptedExecution): Promise<ToolExecutionResult> => {
     const { entry, signal: caller } = state;
     const { callId } = exec;
-    if (caller?.aborted) {
+    if (isAborted(caller)) {
       return Promise.resolve(
         errorResult(
           callId,
@@ -497,8 +522,15 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         finished = true;
         clearTimeout(timer);
         clearTimeout(graceTimer);
-        caller?.removeEventListener('abort', onAbort);
+        // Resolve first: nothing that happens while cleaning up may keep the call open.
         resolve(result);
+        if (caller) {
+          try {
+            unlisten.call(caller, 'abort', onAbort);
+          } catch {
+            // Cannot happen for a real AbortSignal; the listener is `once` and harmless anyway.
+          }
+        }
       };
       const stop = (code: ToolErrorCode, reason: unknown): void => {
         if (stopped || finished) return;
@@ -511,8 +543,23 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         abortReason = reason;
         controller?.abort(reason);
       };
-      const onAbort = (): void => stop(Codes.ABORTED, caller?.reason);
-      caller?.addEventListener('abort', onAbort, { once: true });
+      const onAbort = (): void => stop(Codes.ABORTED, caller && reasonOf.call(caller));
+      if (caller) {
+        try {
+          listen.call(caller, 'abort', onAbort, { once: true });
+        } catch (error) {
+          // Cannot happen for a real AbortSignal; if it did, the call could not be cancelled.
+          finished = true;
+          resolve(
+            errorResult(
+              callId,
+              Codes.INVALID_ARGS,
+              `The call to tool "${entry.name}" could not listen to its signal (${messageOf(error)}); nothing ran. Pass an AbortController's signal.`,
+            ),
+          );
+          return;
+        }
+      }
       if (timed) {
         timer = setTimeout(
           () =>
@@ -762,7 +809,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   const dispatch = async (prepared: Prepared): Promise<ToolExecutionResult> => {
     const { entry, exec, signal } = prepared;
-    if (signal?.aborted) {
+    if (isAborted(signal)) {
       return finalize(
         errorResult(
           exec.callId,
@@ -872,7 +919,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   /** Dispatches a call prepared earlier, re-preparing it if its tool changed in between. */
   const dispatchFresh = async (prepared: Prepared): Promise<ToolExecutionResult> => {
-    if (tools.get(prepared.entry.name) === prepared.entry && !prepared.signal?.aborted) {
+    if (tools.get(prepared.entry.name) === prepared.entry && !isAborted(prepared.signal)) {
       return dispatch(prepared);
     }
     return execute(prepared.raw as ToolExecution);

@@ -283,4 +283,78 @@ describe('cancellation', () => {
     expectFailure(await pending, 'ABORTED');
     expect(body).not.toHaveBeenCalled();
   });
+
+  it('accepts only a real AbortSignal, and says so', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(readFile({ execute: body }));
+    const fakes: unknown[] = [
+      { aborted: false, addEventListener() {}, removeEventListener() {} },
+      Object.create(AbortSignal.prototype),
+      new EventTarget(),
+    ];
+    for (const signal of fakes) {
+      const result = await registry.execute(
+        call('read_file', { path: 'a' }, { signal: signal as AbortSignal }),
+      );
+      expectFailure(result, 'INVALID_ARGS');
+      expect(result.callId).toBe('c-read_file');
+      expect(result.error?.message).toMatch(
+        /"signal" must be an AbortSignal .*pass an AbortController's signal/,
+      );
+    }
+    expect(body).not.toHaveBeenCalled();
+  });
+
+  it('cannot be hung or crashed by a signal whose listener methods throw', async () => {
+    const { errors, onError } = quiet();
+    const registry = createToolRegistry({ timeoutGraceMs: 1, onError });
+    const started = deferred();
+    registry.register(
+      readFile({
+        timeoutMs: 20,
+        execute: (_args, exec) =>
+          exec.callId === 'hang'
+            ? new Promise(() => {})
+            : exec.callId === 'stop'
+              ? new Promise((_resolve, reject) => {
+                  started.resolve();
+                  exec.signal.addEventListener('abort', () => reject(new Error('stopped')));
+                })
+              : [textContent('done')],
+      }),
+    );
+    const patched = () => {
+      const controller = new AbortController();
+      const { signal } = controller;
+      signal.addEventListener = () => {
+        throw new Error('add boom');
+      };
+      signal.removeEventListener = () => {
+        throw new Error('remove boom');
+      };
+      Object.defineProperty(signal, 'aborted', {
+        get: () => {
+          throw new Error('aborted boom');
+        },
+      });
+      return { controller, signal };
+    };
+    // Finishes normally, times out (the grace timer fires), and is aborted by its controller.
+    const done = await registry.execute(
+      call('read_file', { path: 'a' }, { callId: 'done', signal: patched().signal }),
+    );
+    expect(done).toMatchObject({ callId: 'done', isError: false });
+    const hang = await registry.execute(
+      call('read_file', { path: 'a' }, { callId: 'hang', signal: patched().signal }),
+    );
+    expectFailure(hang, 'TIMEOUT');
+    const { controller, signal } = patched();
+    const stopping = registry.execute(call('read_file', { path: 'a' }, { callId: 'stop', signal }));
+    await started.promise;
+    controller.abort();
+    expectFailure(await stopping, 'ABORTED');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(errors).toEqual([]);
+  });
 });
