@@ -32,6 +32,18 @@ export interface Entry {
   disposed: boolean;
 }
 
+/**
+ * The longest time limit a Node timer can hold (2^31 - 1 ms, about 24.8 days): Node clamps a longer
+ * delay to 1 ms, which would time every call out at once, so longer limits are refused.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Why a time limit is unusable, or `undefined` when it is a number from 0 to {@link MAX_TIMER_MS}. */
+export const timeLimitProblem = (value: unknown, zero: string): string | undefined =>
+  typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS
+    ? undefined
+    : `must be a number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days), ${zero} (got ${String(value)})`;
+
 const HINT_FLAGS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
 
 const deepFreeze = <T>(value: T): T => {
@@ -142,14 +154,9 @@ export const readDefinition = (definition: unknown): Entry => {
   }
 
   const timeoutMs = read('timeoutMs');
-  if (
-    timeoutMs !== undefined &&
-    !(typeof timeoutMs === 'number' && timeoutMs >= 0 && !Number.isNaN(timeoutMs))
-  ) {
-    fail(
-      `"timeoutMs" must be a number of milliseconds >= 0, 0 for none (got ${String(timeoutMs)}).`,
-    );
-  }
+  const timeoutProblem =
+    timeoutMs === undefined ? undefined : timeLimitProblem(timeoutMs, '0 for no limit');
+  if (timeoutProblem) fail(`"timeoutMs" ${timeoutProblem}.`);
 
   const inputValidator = read('inputValidator');
   if (inputValidator !== undefined) {

@@ -13,7 +13,7 @@ import {
   type ToolSchema,
 } from '@dsh-tools/protocol';
 import { createEmitter, createWaterfall, WaterfallError } from '@dsh-tools/waterfall';
-import { type Entry, readDefinition } from './definition';
+import { type Entry, readDefinition, timeLimitProblem } from './definition';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { checkJson, type Violation } from './json-check';
 import { asToolError, copyResult, resultFromOutput } from './output';
@@ -77,6 +77,14 @@ const checkLimit = (value: unknown, fallback: number, what: string, min: number)
     );
   }
   return value;
+};
+
+/** A time limit option: at most what a Node timer holds (a longer one would fire after 1 ms). */
+const checkTime = (value: unknown, fallback: number, what: string, zero: string): number => {
+  if (value === undefined) return fallback;
+  const problem = timeLimitProblem(value, zero);
+  if (problem) throw new TypeError(`createToolRegistry(): "${what}" ${problem}.`);
+  return value as number;
 };
 
 /**
@@ -196,8 +204,13 @@ const settleBody = (
  * pipeline never throws: every outcome, from a malformed call to a hung body, is a result.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const defaultTimeout = checkLimit(options.timeoutMs, 0, 'timeoutMs', 0);
-  const grace = checkLimit(options.timeoutGraceMs, DEFAULT_GRACE_MS, 'timeoutGraceMs', 0);
+  const defaultTimeout = checkTime(options.timeoutMs, 0, 'timeoutMs', '0 for no limit');
+  const grace = checkTime(
+    options.timeoutGraceMs,
+    DEFAULT_GRACE_MS,
+    'timeoutGraceMs',
+    '0 to resolve at once',
+  );
   const defaultConcurrency = Math.floor(
     checkLimit(options.maxConcurrency, DEFAULT_CONCURRENCY, 'maxConcurrency', 1),
   );
@@ -483,7 +496,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       );
     }
     const limit = entry.timeoutMs ?? defaultTimeout;
-    const timed = limit > 0 && Number.isFinite(limit);
+    const timed = limit > 0;
     if (!timed && !caller) {
       // Nothing can stop this call: no timers, no listeners, a signal that never aborts.
       let idle: AbortController | undefined;

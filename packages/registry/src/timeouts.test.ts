@@ -185,9 +185,38 @@ describe('timeouts', () => {
     }
   });
 
+  it('refuses time limits beyond what a Node timer can hold, saying what the maximum is', async () => {
+    // Node clamps a delay of 2^31 ms or more to 1 ms: such a limit would time every call out at once.
+    for (const value of [2 ** 31, 1e12, Number.POSITIVE_INFINITY]) {
+      expect(() => createToolRegistry({ timeoutMs: value })).toThrow(
+        /"timeoutMs" must be a number of milliseconds from 0 to 2147483647 \(about 24\.8 days\), 0 for no limit/,
+      );
+      expect(() => createToolRegistry({ timeoutGraceMs: value })).toThrow(
+        /"timeoutGraceMs" must be a number of milliseconds from 0 to 2147483647/,
+      );
+      expect(() => createToolRegistry().register(readFile({ timeoutMs: value }))).toThrow(
+        /tool "read_file": "timeoutMs" must be a number of milliseconds from 0 to 2147483647 \(about 24\.8 days\), 0 for no limit/,
+      );
+    }
+    // The largest value a timer holds is accepted, and means what it says.
+    const registry = createToolRegistry({
+      timeoutMs: 2_147_483_647,
+      timeoutGraceMs: 2_147_483_647,
+    });
+    registry.register(
+      readFile({
+        timeoutMs: 2_147_483_647,
+        execute: () => new Promise((r) => setTimeout(() => r([textContent('done')]), 30)),
+      }),
+    );
+    expect((await registry.execute(call('read_file', { path: 'a' }))).content).toEqual([
+      textContent('done'),
+    ]);
+  });
+
   it('refuses bad options at creation', () => {
     expect(() => createToolRegistry({ timeoutMs: -1 })).toThrow(
-      /"timeoutMs" must be a number >= 0/,
+      /"timeoutMs" must be a number of milliseconds from 0 to 2147483647/,
     );
     expect(() => createToolRegistry({ timeoutGraceMs: Number.NaN })).toThrow(/"timeoutGraceMs"/);
     expect(() => createToolRegistry({ maxConcurrency: 0 })).toThrow(

@@ -11,14 +11,15 @@ import type {
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
   /**
-   * Default time limit of a tool body, in ms; 0 means none (the default). A definition's
-   * `timeoutMs` overrides it. Only the body is timed: an interceptor waiting for a person's
+   * Default time limit of a tool body, in ms; 0 means none (the default), at most 2147483647
+   * (what a Node timer holds; a longer limit would fire after 1 ms, so it throws at creation).
+   * A definition's `timeoutMs` overrides it. Only the body is timed: an interceptor waiting for a person's
    * approval does not eat into the tool's time.
    */
   readonly timeoutMs?: number;
   /**
    * After a timeout or an abort fires the body's signal, how long to wait for the body to settle
-   * before resolving `TIMEOUT` / `ABORTED` anyway (default 100 ms). A body that ignores its
+   * before resolving `TIMEOUT` / `ABORTED` anyway (default 100 ms, at most 2147483647). A body that ignores its
    * signal therefore never holds a call open for longer than its limit plus this grace.
    */
   readonly timeoutGraceMs?: number;
