@@ -6,7 +6,7 @@ import {
   ToolErrorCode,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { isRecord, kindOf, messageOf } from './describe';
+import { isRecord, kindOf, messageOf, quote } from './describe';
 
 /**
  * Turns what a tool body returned into a result: content blocks, or `{ content,
@@ -86,38 +86,83 @@ export const asToolError = (
   return undefined;
 };
 
+/** Why a content block is not one, for a message: its kind, or the type it claims. */
+const describeBlock = (block: unknown): string => {
+  const type = isRecord(block) ? (block as { type?: unknown }).type : undefined;
+  return typeof type === 'string'
+    ? `a "${type.slice(0, 40)}" block missing a required field or with an unknown type`
+    : `got ${kindOf(block)}`;
+};
+
 /**
- * A fresh copy of what an interceptor returned, if it is a result: the registry then owns (and
- * freezes) every result it hands out, and a hostile object (a Proxy, throwing getters) is read
- * exactly once, here.
+ * A fresh copy of what an interceptor returned if it is a well-formed result, else what is wrong
+ * with it (for the `INTERCEPTOR_ERROR` message, after "returned"). The registry then owns (and
+ * freezes) every result it hands out, a hostile object (a Proxy, throwing getters) is read exactly
+ * once, here, and a malformed result fails closed instead of reaching the model: every content
+ * block is checked, the error code must be a {@link ToolErrorCode}, and `isError` must agree with
+ * `error`.
  */
-export const copyResult = (value: unknown): ToolExecutionResult | undefined => {
+export const copyResult = (
+  value: unknown,
+): { readonly result: ToolExecutionResult } | { readonly problem: string } => {
   try {
-    if (!isRecord(value)) return undefined;
+    if (!isRecord(value)) return { problem: `${kindOf(value)} instead of a result` };
     const { callId, isError, content, error, structuredContent, arguments: args } = value;
     if (typeof callId !== 'string' || typeof isError !== 'boolean' || !Array.isArray(content)) {
-      return undefined;
+      return {
+        problem:
+          'an object that is not a result (it needs a string callId, a content array and a boolean isError)',
+      };
     }
+    const blocks = Array.from(content as unknown[]);
+    for (let i = 0; i < blocks.length; i++) {
+      if (!isContentBlock(blocks[i])) {
+        return {
+          problem: `a result whose content block ${i} is not a content block (${describeBlock(blocks[i])})`,
+        };
+      }
+    }
+    if (isError && error === undefined)
+      return { problem: 'a result with isError: true and no error' };
+    if (!isError && error !== undefined)
+      return { problem: 'a result with isError: false and an error' };
     let copiedError: ToolExecutionResult['error'];
     if (error !== undefined) {
-      if (!isRecord(error) || typeof error.code !== 'string' || typeof error.message !== 'string') {
-        return undefined;
+      if (!isRecord(error))
+        return { problem: `a result whose error is ${kindOf(error)}, not { code, message }` };
+      const { code, message, details } = error;
+      if (typeof code !== 'string' || !Object.hasOwn(ToolErrorCode, code)) {
+        return {
+          problem: `a result whose error code ${typeof code === 'string' ? quote(code) : kindOf(code)} is not a ToolErrorCode`,
+        };
+      }
+      if (typeof message !== 'string') {
+        return { problem: `a result whose error message is ${kindOf(message)}, not a string` };
       }
       copiedError = Object.freeze({
-        code: error.code as ToolErrorCode,
-        message: error.message,
-        ...(error.details !== undefined && { details: error.details }),
+        code: code as ToolErrorCode,
+        message,
+        ...(details !== undefined && { details }),
       });
     }
+    if (structuredContent !== undefined && !isRecord(structuredContent)) {
+      return {
+        problem: `a result whose structuredContent is ${kindOf(structuredContent)}, not an object`,
+      };
+    }
     return {
-      callId,
-      content: Array.from(content as ContentBlock[]),
-      isError,
-      ...(copiedError !== undefined && { error: copiedError }),
-      ...(isRecord(structuredContent) && { structuredContent }),
-      ...(isRecord(args) && { arguments: args as ToolExecutionResult['arguments'] & object }),
+      result: {
+        callId,
+        content: blocks as ContentBlock[],
+        isError,
+        ...(copiedError !== undefined && { error: copiedError }),
+        ...(structuredContent !== undefined && {
+          structuredContent: structuredContent as Record<string, unknown>,
+        }),
+        ...(isRecord(args) && { arguments: args as ToolExecutionResult['arguments'] & object }),
+      },
     };
-  } catch {
-    return undefined;
+  } catch (error) {
+    return { problem: `a result that could not be read (${messageOf(error)})` };
   }
 };

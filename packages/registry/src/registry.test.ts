@@ -498,6 +498,41 @@ describe('interceptors', () => {
       () => ({ callId: 'zzz', content: [], isError: false }),
       /returned the result of another call/,
     ],
+    [
+      'returns content that is not content blocks',
+      () => ({ callId: 'c-read_file', content: [textContent('ok'), 42], isError: false }),
+      /Interceptor "bad" returned a result whose content block 1 is not a content block \(got number\)/,
+    ],
+    [
+      'returns a content block of an unknown type',
+      () => ({ callId: 'c-read_file', content: [{ type: 'nope' }], isError: false }),
+      /returned a result whose content block 0 is not a content block \(a "nope" block/,
+    ],
+    [
+      'returns an error code that does not exist',
+      () => ({
+        callId: 'c-read_file',
+        content: [textContent('Error: x')],
+        isError: true,
+        error: { code: 'MADE_UP', message: 'x' },
+      }),
+      /returned a result whose error code "MADE_UP" is not a ToolErrorCode/,
+    ],
+    [
+      'returns a success with an error',
+      () => ({
+        callId: 'c-read_file',
+        content: [],
+        isError: false,
+        error: { code: 'DENIED', message: 'x' },
+      }),
+      /returned a result with isError: false and an error/,
+    ],
+    [
+      'returns a failure without an error',
+      () => ({ callId: 'c-read_file', content: [textContent('Error: x')], isError: true }),
+      /returned a result with isError: true and no error/,
+    ],
   ])('fails closed with INTERCEPTOR_ERROR when one %s', async (_label, interceptor, message) => {
     const registry = createToolRegistry();
     registry.register(readFile());

@@ -791,9 +791,9 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       returnedAlready = true;
       if (pending) return misuse(state, exec, name, 'returned before next() settled');
       if (returned !== undefined && returned === fromNext) return fromNext;
-      const copy = copyResult(returned);
-      if (!copy)
-        return misuse(state, exec, name, `returned ${kindOf(returned)} instead of a result`);
+      const copied = copyResult(returned);
+      if ('problem' in copied) return misuse(state, exec, name, `returned ${copied.problem}`);
+      const copy = copied.result;
       if (copy.callId !== exec.callId) {
         return misuse(
           state,
