@@ -326,3 +326,5 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
 }
 
 export default ToolRegistry;
+
+export { McpServer, type McpServerPlugin } from './mcp-server';
