@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { errorText, mapCallResult } from './content';
 import { mcpToolName } from './naming';
-import { ProcessTransport } from './process-transport';
+import { type ProcessExit, ProcessTransport } from './process-transport';
 import type {
   McpBridgedTool,
   McpHttpServerConfig,
@@ -38,7 +38,10 @@ const DEFAULT_TIMEOUT = 60_000;
 const DEFAULT_STARTUP_TIMEOUT = 30_000;
 /** setTimeout fires at once above this; "no limit" is this. */
 const NO_LIMIT = 2_147_483_647;
-const MAX_PAGES = 10_000;
+/** At most this many `tools/list` pages in one listing. */
+const MAX_PAGES = 1_000;
+/** At most this many tools from one server (documented in the README). */
+const MAX_TOOLS = 10_000;
 const MAX_DESCRIPTION = 16_384;
 
 interface Connection {
@@ -48,6 +51,12 @@ interface Connection {
   readonly http: StreamableHTTPClientTransport | undefined;
   /** Set once the bridge stops using this connection (lost or closed). */
   dead: boolean;
+  /** `tools/list_changed` arrived before the connection became the current one (during its first listing). */
+  changedEarly: boolean;
+  /** Set when the bridge starts shutting this connection down. */
+  shutDown: boolean;
+  /** How the process ended before the bridge shut it down, if it had: the server's own exit. */
+  ownExit: ProcessExit | undefined;
 }
 
 interface Entry {
@@ -155,6 +164,19 @@ function checkConfig(config: McpServerConfig): McpServerConfig {
       );
     }
   }
+  if (config.trust !== undefined && typeof config.trust !== 'boolean') {
+    throw new TypeError(
+      `connectMcpServer: server "${name}": "trust" must be true or false (got ${describe(config.trust)}); a string such as "false" is not accepted, so that a config cannot trust a server by accident.`,
+    );
+  }
+  checkReconnect(name, config.reconnect);
+  for (const key of ['onProgress', 'onError'] as const) {
+    if (config[key] !== undefined && typeof config[key] !== 'function') {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "${key}" must be a function (got ${describe(config[key])}).`,
+      );
+    }
+  }
   for (const key of ['include', 'exclude'] as const) {
     const list = config[key];
     if (
@@ -167,6 +189,43 @@ function checkConfig(config: McpServerConfig): McpServerConfig {
     }
   }
   return config;
+}
+
+/** The reconnect policy's own fields, each a number within its range. */
+const RECONNECT_FIELDS: Readonly<Record<string, { min: number; integer?: boolean }>> = {
+  maxAttempts: { min: 0, integer: true },
+  initialDelayMs: { min: 0 },
+  maxDelayMs: { min: 0 },
+  factor: { min: 1 },
+  budgetMs: { min: 0 },
+};
+
+function checkReconnect(name: string, policy: unknown): void {
+  if (policy === undefined || policy === false) return;
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) {
+    throw new TypeError(
+      `connectMcpServer: server "${name}": "reconnect" must be false or an object like { maxAttempts: 8 } (got ${describe(policy)}); use {} for the defaults.`,
+    );
+  }
+  for (const [key, value] of Object.entries(policy)) {
+    const rule = Object.hasOwn(RECONNECT_FIELDS, key) ? RECONNECT_FIELDS[key] : undefined;
+    if (!rule) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "reconnect" has an unknown field ${describe(key)}; the fields are ${Object.keys(RECONNECT_FIELDS).join(', ')}.`,
+      );
+    }
+    if (value === undefined) continue;
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < rule.min ||
+      (rule.integer && !Number.isInteger(value))
+    ) {
+      throw new TypeError(
+        `connectMcpServer: server "${name}": "reconnect.${key}" must be ${rule.integer ? 'an integer' : 'a number'} >= ${rule.min} (got ${typeof value === 'number' ? String(value) : describe(value)}).`,
+      );
+    }
+  }
 }
 
 const isStringRecord = (v: unknown): boolean =>
@@ -271,12 +330,20 @@ class Bridge {
       conn = await this.#open();
       await this.#sync(conn);
     } catch (error) {
+      // Built before the shutdown, which would otherwise pass its own SIGTERM for the cause.
+      const failure = this.#startupError(error, conn);
       if (conn) await this.#shutdown(conn);
       this.#setStatus('failed', { error: asError(error) });
-      throw this.#startupError(error, conn);
+      throw failure;
     }
+    this.#becomeCurrent(conn);
+  }
+
+  /** Makes `conn` the connection in use, and lists again if the tools changed during its first listing. */
+  #becomeCurrent(conn: Connection): void {
     this.#conn = conn;
     this.#setStatus('connected');
+    if (conn.changedEarly) this.#scheduleRefresh();
   }
 
   #startupError(error: unknown, conn: Connection | undefined): Error {
@@ -285,16 +352,20 @@ class Bridge {
       'command' in c && c.command !== undefined
         ? `${c.command}${c.args?.length ? ` ${c.args.join(' ')}` : ''}`
         : String((c as McpHttpServerConfig).url);
-    const proc = conn?.process ?? this.#lastConn?.process;
-    const exit = proc?.exit;
+    const last = conn ?? this.#lastConn;
+    const proc = last?.process;
+    // Only an exit of the server's own: one the bridge caused by shutting it down says nothing.
+    const exit = last?.shutDown ? last.ownExit : proc?.exit;
     const code = (error as { code?: unknown } | undefined)?.code;
     let reason: string;
     if (isTimeout(error)) {
-      reason = `did not finish starting within ${this.#startupTimeout()} ms (no answer to the MCP handshake or tools/list)`;
+      reason = `did not finish starting within ${this.#startupTimeout()} ms (no answer to the MCP handshake or tools/list); raise "startupTimeoutMs" if it is just slow`;
     } else if (code === 'ENOENT' || code === 'EACCES') {
       reason = `could not be started: ${code === 'ENOENT' ? 'command not found' : 'permission denied'} (${asError(error).message})`;
     } else if (exit) {
       reason = `exited during startup (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`;
+    } else if (conn) {
+      reason = `started, but listing its tools failed: ${asError(error).message}`;
     } else {
       reason = `could not be started: ${asError(error).message}`;
     }
@@ -304,13 +375,16 @@ class Bridge {
       'command' in c && c.command !== undefined
         ? 'Check the command, its arguments and environment, or run it by hand to see its full output.'
         : 'Check that the server is running and that the URL and headers are right.';
-    return new Error(`MCP server "${this.#server}" (${what}) ${reason}.${stderr}\n${next}`, {
-      cause: error,
-    });
+    return new Error(
+      `MCP server "${this.#server}" (${what}) ${reason.replace(/\.$/, '')}.${stderr}\n${next}`,
+      { cause: error },
+    );
   }
 
+  /** The startup bound, ms; `startupTimeoutMs: 0` means none, like `timeoutMs: 0`. */
   #startupTimeout(): number {
-    return this.#config.startupTimeoutMs || DEFAULT_STARTUP_TIMEOUT;
+    const ms = this.#config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT;
+    return ms === 0 ? NO_LIMIT : Math.min(ms, NO_LIMIT);
   }
 
   async #open(): Promise<Connection> {
@@ -341,10 +415,23 @@ class Bridge {
       transport = http;
     }
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const conn: Connection = { client, transport, process: proc, http, dead: false };
+    const conn: Connection = {
+      client,
+      transport,
+      process: proc,
+      http,
+      dead: false,
+      changedEarly: false,
+      shutDown: false,
+      ownExit: undefined,
+    };
     this.#lastConn = conn;
     client.setNotificationHandler('notifications/tools/list_changed', () => {
-      if (!conn.dead && conn === this.#conn) this.#scheduleRefresh();
+      if (conn.dead) return;
+      // During the first listing of a connection the change may postdate the page already read:
+      // remember it, and list again once the connection is in use.
+      if (conn === this.#conn) this.#scheduleRefresh();
+      else conn.changedEarly = true;
     });
     client.onclose = () => this.#lost(conn, new Error('the connection closed'));
     client.onerror = (error) => {
@@ -353,7 +440,11 @@ class Bridge {
       if (http && /Maximum reconnection attempts/.test(error.message)) this.#lost(conn, error);
     };
     try {
-      await client.connect(transport, { timeout: this.#startupTimeout() });
+      // The lifetime signal: close() must not wait out a handshake that hangs.
+      await client.connect(transport, {
+        timeout: this.#startupTimeout(),
+        signal: this.#lifetime.signal,
+      });
     } catch (error) {
       await this.#shutdown(conn);
       throw error;
@@ -409,6 +500,10 @@ class Bridge {
   /** Ends one connection: the HTTP session is deleted, the process group killed. */
   async #shutdown(conn: Connection): Promise<void> {
     conn.dead = true;
+    if (!conn.shutDown) {
+      conn.shutDown = true;
+      conn.ownExit = conn.process?.exit;
+    }
     if (conn.http?.sessionId) {
       await Promise.race([
         conn.http.terminateSession().catch(() => {}),
@@ -469,8 +564,7 @@ class Bridge {
         await this.#shutdown(conn);
         return;
       }
-      this.#conn = conn;
-      this.#setStatus('connected');
+      this.#becomeCurrent(conn);
       return;
     }
     this.#setStatus('failed', { error: lastError });
@@ -543,34 +637,56 @@ class Bridge {
 
   // ---- discovery -------------------------------------------------------------------------
 
+  /**
+   * A throttle, not a quiet period: the first `tools/list_changed` starts a timer and the listing
+   * runs when it fires, whatever arrives meanwhile; so a server that never stops notifying is
+   * still listed, at most once per `listChangedDebounceMs`.
+   */
   #scheduleRefresh(): void {
-    if (this.#refreshTimer !== undefined) return;
+    if (this.#refreshTimer !== undefined || this.#closing) return;
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = undefined;
+      // Joining a refresh in flight only asks for its follow-up: that run reports its own failure.
+      if (this.#refreshing) {
+        this.#refreshAgain = true;
+        return;
+      }
       this.#refreshNow().catch((error) => this.#report(error));
     }, this.#config.listChangedDebounceMs ?? 50);
   }
 
-  /** One refresh at a time; requests during one are merged into a single follow-up. */
+  /**
+   * One refresh at a time; requests during one are merged into a single follow-up listing. A
+   * change announced during the follow-up is left to the throttled timer, so a server that
+   * announces a change during every listing cannot hold `refresh()` forever.
+   */
   #refreshNow(): Promise<void> {
     if (this.#refreshing) {
       this.#refreshAgain = true;
       return this.#refreshing;
     }
     const run = async (): Promise<void> => {
-      do {
+      for (let round = 0; round < 2; round++) {
         this.#refreshAgain = false;
         const conn = this.#conn;
+        // Reconnecting, failed or closed: there is nothing to list now (a reconnect lists anyway).
         if (!conn || this.#closing) return;
         try {
           await this.#sync(conn);
         } catch (error) {
+          // close() aborted the listing: nothing failed that anyone needs to hear of.
+          if (this.#closing) return;
           throw new Error(
             `MCP server "${this.#server}": refreshing the tool list failed, the previous ${this.#entries.size} tools stay registered: ${asError(error).message}`,
             { cause: error },
           );
         }
-      } while (this.#refreshAgain);
+        if (!this.#refreshAgain) return;
+      }
+      if (this.#refreshAgain) {
+        this.#refreshAgain = false;
+        this.#scheduleRefresh();
+      }
     };
     this.#refreshing = run().finally(() => {
       this.#refreshing = undefined;
@@ -586,25 +702,57 @@ class Bridge {
     const tools: ListedTool[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    // One deadline for the whole walk, not one per page: a server handing out fresh cursors
+    // slowly must not hold connect() or a refresh for pages × the timeout.
+    const bound = this.#startupTimeout();
+    const deadline = Date.now() + bound;
+    const fix =
+      'Fix the server\'s tools/list pagination, bridge a smaller server, or raise "startupTimeoutMs" if it is just slow.';
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = (await conn.client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        AS_IS,
-        { timeout: this.#startupTimeout(), signal: this.#lifetime.signal },
-      )) as { tools?: unknown; nextCursor?: unknown } | null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw this.#listTimeout(bound, page, tools.length, fix);
+      let result: { tools?: unknown; nextCursor?: unknown } | null;
+      try {
+        result = (await conn.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          AS_IS,
+          { timeout: Math.min(left, NO_LIMIT), signal: this.#lifetime.signal },
+        )) as { tools?: unknown; nextCursor?: unknown } | null;
+      } catch (error) {
+        if (isTimeout(error)) throw this.#listTimeout(bound, page, tools.length, fix);
+        throw error;
+      }
       if (typeof result !== 'object' || result === null || !Array.isArray(result.tools)) {
         throw new Error('tools/list answered without a "tools" array');
       }
-      tools.push(...(result.tools as ListedTool[]));
+      const listed = result.tools as ListedTool[];
+      if (tools.length + listed.length > MAX_TOOLS) {
+        throw new Error(
+          `tools/list offered more than ${MAX_TOOLS} tools (${tools.length + listed.length} by page ${page + 1}), the most the bridge takes from one server. Split the server into smaller ones; "include" cannot help, since it applies after listing.`,
+        );
+      }
+      // One at a time: a spread of a huge page would overflow the call stack.
+      for (const tool of listed) tools.push(tool);
       const next = result.nextCursor;
       if (next === undefined || next === null) return tools;
       if (typeof next !== 'string')
-        throw new Error(`tools/list gave a cursor that is not a string (${describe(next)})`);
-      if (seen.has(next)) throw new Error(`tools/list repeated the cursor ${describe(next)}`);
+        throw new Error(
+          `tools/list gave a cursor that is not a string (${describe(next)}). ${fix}`,
+        );
+      if (seen.has(next))
+        throw new Error(
+          `tools/list repeated the cursor ${describe(next)}, so it would never end. ${fix}`,
+        );
       seen.add(next);
       cursor = next;
     }
-    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+    throw new Error(`tools/list did not end after ${MAX_PAGES} pages. ${fix}`);
+  }
+
+  #listTimeout(bound: number, pages: number, tools: number, fix: string): Error {
+    return new Error(
+      `tools/list did not finish within ${bound} ms ("startupTimeoutMs", the bound of a whole listing): ${pages} pages and ${tools} tools so far. ${fix}`,
+    );
   }
 
   /** Lists the server's tools and makes the registry hold exactly them: all changes or none. */
@@ -664,7 +812,8 @@ class Bridge {
     if (description.length > MAX_DESCRIPTION)
       description = `${description.slice(0, MAX_DESCRIPTION)}…`;
     const parameters = toParameters(tool.inputSchema);
-    const hints = this.#config.trust ? toHints(tool.annotations) : {};
+    // Only a real `true`: a truthy non-boolean must never relax anyone's policies.
+    const hints = this.#config.trust === true ? toHints(tool.annotations) : {};
     const definition: ToolDefinition = {
       name: publicName,
       description,
@@ -862,6 +1011,13 @@ class Bridge {
           { cause: error },
         );
       }
+      if (error instanceof SdkHttpError) {
+        throw new ToolError(
+          'UNAVAILABLE',
+          `MCP server "${this.#server}" answered the call to "${tool}" with HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}; the call's outcome is unknown and the connection stays up. Retry, or check the server's logs.`,
+          { cause: error, details: { server: this.#server, tool, status: error.status } },
+        );
+      }
       if (error instanceof ProtocolError) {
         throw new ToolError(
           'MCP_ERROR',
@@ -965,6 +1121,19 @@ function malformed(tool: unknown): string | undefined {
   if (type !== undefined && type !== 'object') {
     return `tool "${t.name}" whose inputSchema is of type ${describe(type)}, not "object" (function parameters must be an object)`;
   }
+  const { properties, required } = schema as Record<string, unknown>;
+  if (
+    properties !== undefined &&
+    (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+  ) {
+    return `tool "${t.name}" whose inputSchema has "properties" that is not an object (${describe(properties)})`;
+  }
+  if (
+    required !== undefined &&
+    (!Array.isArray(required) || required.some((r) => typeof r !== 'string'))
+  ) {
+    return `tool "${t.name}" whose inputSchema has "required" that is not an array of names (${describe(required)})`;
+  }
   return undefined;
 }
 
@@ -1006,8 +1175,13 @@ function isSessionLost(error: unknown): boolean {
   return error.status === 400 && /session/i.test(text);
 }
 
+/**
+ * Whether the connection itself is gone. An HTTP error answer to one request is not that: a 500
+ * for one call fails that call only (session loss, 404, is told apart before this), and a server
+ * that is really down shows it by refusing connections or by its event stream not coming back.
+ */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof SdkHttpError) return error.status >= 500;
+  if (error instanceof SdkHttpError) return false;
   if (error instanceof SdkError) {
     return (
       error.code === SdkErrorCode.ConnectionClosed ||

@@ -13,6 +13,16 @@
 //   FAULT_LIST_FAIL_AFTER=N the (N+1)th and later tools/list fail with a JSON-RPC error
 //   FAULT_EXIT_IF_FILE=path behave like FAULT_START=exit while that file exists (failing restarts)
 //   FAULT_PORT=N            http mode: listen on this port (default: ephemeral)
+//   FAULT_SILENT_IF_FILE=p  behave like FAULT_START=silent while that file exists (a restart that hangs)
+//   FAULT_CHANGE_DURING_LIST=1  during the first listing of the process, add tool early-<pid> and
+//                           send tools/list_changed before answering with the list from before
+//   FAULT_NOTIFY_ON_LIST=1  send tools/list_changed with every tools/list
+//   FAULT_LIST_DELAY_MS=N   answer every tools/list page after N ms
+//   FAULT_ENDLESS_PAGES=1   every page is empty with a fresh cursor: the list never ends
+//   FAULT_REPEAT_CURSOR=1   every page is empty with the same cursor
+//   FAULT_BIG_PAGE=N        the first page holds N more tools (big-0, big-1, ...)
+//
+// The tool `http-500` is answered with a bare HTTP 500 in http mode (before MCP sees it).
 //
 // In http mode it listens on 127.0.0.1 on an ephemeral port and prints `PORT=<n>` on stdout.
 import { spawn } from 'node:child_process';
@@ -104,6 +114,12 @@ function baseTools() {
       inputSchema: obj(),
     },
     {
+      name: 'notify',
+      description: 'Sends `count` tools/list_changed, one every `intervalMs`, then answers.',
+      inputSchema: obj({ count: { type: 'number' }, intervalMs: { type: 'number' } }),
+    },
+    { name: 'http-500', description: 'Over HTTP, answered with a bare 500.', inputSchema: obj() },
+    {
       name: 'flip-extra',
       description: 'Renames every extra tool (a new generation), without notifying.',
       inputSchema: obj(),
@@ -125,6 +141,16 @@ function baseTools() {
       },
       { name: 'no-description', inputSchema: obj() },
       { name: 'deep', description: 'A deep schema.', inputSchema: obj({ a: nest(200) }) },
+      {
+        name: 'bad-properties',
+        description: 'Its properties are not an object.',
+        inputSchema: { type: 'object', properties: 5 },
+      },
+      {
+        name: 'bad-required',
+        description: 'Its required is not an array.',
+        inputSchema: { type: 'object', properties: {}, required: 'x' },
+      },
     );
   }
   const extra = Number(env.FAULT_EXTRA_TOOLS ?? 0);
@@ -171,6 +197,20 @@ function makeServer() {
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     stats.toolsList++;
+    if (env.FAULT_NOTIFY_ON_LIST === '1') broadcastListChanged();
+    if (env.FAULT_LIST_DELAY_MS)
+      await new Promise((r) => setTimeout(r, Number(env.FAULT_LIST_DELAY_MS)));
+    if (env.FAULT_ENDLESS_PAGES === '1') return { tools: [], nextCursor: `c${stats.toolsList}` };
+    if (env.FAULT_REPEAT_CURSOR === '1') return { tools: [], nextCursor: 'same' };
+    if (env.FAULT_CHANGE_DURING_LIST === '1' && stats.toolsList === 1) {
+      const before = currentTools();
+      const name = `early-${process.pid}`;
+      dynamic.set(name, { name, description: name, inputSchema: { type: 'object' } });
+      broadcastListChanged();
+      // Answered a little later, so that the notification arrives during the listing.
+      await new Promise((r) => setTimeout(r, 50));
+      return { tools: before };
+    }
     if (stats.toolsList > listsFailAfter) {
       throw new McpError(ErrorCode.InternalError, 'tools/list is failing on purpose');
     }
@@ -180,6 +220,15 @@ function makeServer() {
     if (start > 0 && failNextPage) {
       failNextPage = false;
       throw new McpError(ErrorCode.InternalError, 'a later page of tools/list failed on purpose');
+    }
+    const big = Number(env.FAULT_BIG_PAGE ?? 0);
+    if (big > 0 && start === 0) {
+      return {
+        tools: Array.from({ length: big }, (_, i) => ({
+          name: `big-${i}`,
+          inputSchema: { type: 'object' },
+        })),
+      };
     }
     const page = all.slice(start, start + pageSize);
     const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
@@ -289,6 +338,17 @@ function makeServer() {
       case 'fail-next-page':
         failNextPage = true;
         return { content: [{ type: 'text', text: 'the next page after the first will fail' }] };
+      case 'notify': {
+        const count = Number(args.count ?? 10);
+        const interval = Number(args.intervalMs ?? 20);
+        for (let i = 0; i < count; i++) {
+          broadcastListChanged();
+          await new Promise((r) => setTimeout(r, interval));
+        }
+        return { content: [{ type: 'text', text: `notified ${count}` }] };
+      }
+      case 'http-500':
+        return { content: [{ type: 'text', text: 'only fails over http' }] };
       case 'flip-extra':
         generation++;
         return { content: [{ type: 'text', text: `generation ${generation}` }] };
@@ -323,6 +383,11 @@ async function start() {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (body?.method === 'tools/call' && body.params?.name === 'http-500') {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal server error (on purpose)');
+      return;
+    }
     if (dropBeforeNext) {
       dropBeforeNext = false;
       dropSessions();
@@ -361,7 +426,10 @@ if (env.FAULT_START === 'exit' || (env.FAULT_EXIT_IF_FILE && existsSync(env.FAUL
   writeSync(2, 'fault-server: fatal: giving up\n');
   process.exit(3);
 }
-if (env.FAULT_START === 'silent') {
+if (
+  env.FAULT_START === 'silent' ||
+  (env.FAULT_SILENT_IF_FILE && existsSync(env.FAULT_SILENT_IF_FILE))
+) {
   process.stdin.resume();
   setInterval(() => {}, 1 << 30);
 } else {

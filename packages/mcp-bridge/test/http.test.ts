@@ -123,6 +123,30 @@ describe('Streamable HTTP, fault server', () => {
     expect(statuses).toEqual([]);
   });
 
+  it('a 500 answer to one call fails that call only; the others and the session go on', async () => {
+    const server = await faultHttp();
+    const registry = newRegistry();
+    const statuses: string[] = [];
+    const handle = await connectMcpServer(registry, {
+      name: 'web',
+      url: server.url,
+      onError: () => {},
+    });
+    handles.push(handle);
+    handle.on('status', (e) => statuses.push(e.status));
+    const slow = call(registry, 'mcp__web__progress', { steps: 5, intervalMs: 100 });
+    const failed = await call(registry, 'mcp__web__http-500');
+    expect(failed.error?.code).toBe('UNAVAILABLE');
+    expect(failed.error?.message).toContain('HTTP 500');
+    expect(failed.error?.message).toContain('"http-500"');
+    const done = await slow;
+    expect(done.isError).toBe(false);
+    expect(text(done)).toBe('done after 5 steps, token=true');
+    expect(statuses).toEqual([]);
+    expect(handle.status).toBe('connected');
+    expect(text(await call(registry, 'mcp__web__echo', { text: 'fine' }))).toBe('fine');
+  });
+
   it('fails fast while the server is down, and reconnects when it is back on the same port', async () => {
     const first = await faultHttp();
     const registry = newRegistry();

@@ -68,6 +68,27 @@ describe('discovery', () => {
     expect(registry.get('mcp__fault__fail')?.hints).toEqual({ destructive: true });
   });
 
+  it("never turns an untrusted server's annotations into hints, whatever it claims", async () => {
+    for (const trust of [undefined, false] as const) {
+      const registry = newRegistry();
+      await connect(registry, fault(trust === undefined ? {} : { trust }));
+      const schemas = registry.schemas();
+      expect(schemas.length).toBeGreaterThan(10);
+      for (const { name } of schemas) expect(registry.get(name)?.hints).toEqual({});
+    }
+  });
+
+  it('rejects a trust that is not a boolean, so "false" from a JSON file cannot trust', async () => {
+    for (const trust of ['false', 'true', 1, 0, null, {}]) {
+      const error = await connectMcpServer(
+        newRegistry(),
+        fault({ trust: trust as unknown as boolean }),
+      ).catch((e) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toContain('"trust" must be true or false');
+    }
+  });
+
   it('applies include and exclude (exact names, globs and RegExps)', async () => {
     const { handle } = await connect(
       newRegistry(),
@@ -102,6 +123,10 @@ describe('discovery', () => {
     expect(messages).toContain('listed tool "echo" twice');
     expect(messages).toContain('"string-schema" whose inputSchema is of type "string"');
     expect(messages).toContain('refused tool "mcp__fault__deep"');
+    expect(messages).toContain('"bad-properties" whose inputSchema has "properties" that is not');
+    expect(messages).toContain('"bad-required" whose inputSchema has "required" that is not');
+    expect(registry.get('mcp__fault__bad-properties')).toBeUndefined();
+    expect(registry.get('mcp__fault__bad-required')).toBeUndefined();
     expect(registry.get('mcp__fault__string-schema')).toBeUndefined();
     expect(registry.get('mcp__fault__deep')).toBeUndefined();
     expect(registry.get('mcp__fault__echo')?.description).toBe('Echoes its text.');
@@ -310,7 +335,112 @@ describe('crashes and reconnection', () => {
   });
 });
 
+describe('listing limits', () => {
+  it('bounds a whole listing by startupTimeoutMs, not each page, and says what to do', async () => {
+    const error = await connectMcpServer(
+      newRegistry(),
+      fault({
+        env: { FAULT_ENDLESS_PAGES: '1', FAULT_LIST_DELAY_MS: '100' },
+        startupTimeoutMs: 1000,
+      }),
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toContain('MCP server "fault"');
+    expect(error.message).toContain('tools/list did not finish within 1000 ms');
+    expect(error.message).toContain('startupTimeoutMs');
+    expect(error.message).toMatch(/\d+ pages/);
+  });
+
+  it('detects a server that repeats its cursor', async () => {
+    const error = await connectMcpServer(
+      newRegistry(),
+      fault({ env: { FAULT_REPEAT_CURSOR: '1' } }),
+    ).catch((e) => e);
+    expect(error.message).toContain('repeated the cursor "same"');
+  });
+
+  it('refuses a 200,000-tool page with a clear error instead of a RangeError', async () => {
+    const error = await connectMcpServer(
+      newRegistry(),
+      fault({ env: { FAULT_BIG_PAGE: '200000' } }),
+    ).catch((e) => e);
+    expect(error).not.toBeInstanceOf(RangeError);
+    expect(error.message).toContain('MCP server "fault"');
+    expect(error.message).toContain('more than 10000 tools');
+  });
+});
+
 describe('tools/list_changed', () => {
+  it('follows a change announced during the first listing', async () => {
+    const { registry, handle } = await connect(
+      newRegistry(),
+      fault({ env: { FAULT_CHANGE_DURING_LIST: '1' } }),
+    );
+    const early = `mcp__fault__early-${handle.pid}`;
+    await until(() => registry.get(early) !== undefined);
+  });
+
+  it('follows a change announced during the listing after a reconnect', async () => {
+    const { registry, handle } = await connect(
+      newRegistry(),
+      fault({ env: { FAULT_CHANGE_DURING_LIST: '1' } }),
+    );
+    const firstPid = handle.pid!;
+    await until(() => registry.get(`mcp__fault__early-${firstPid}`) !== undefined);
+    await call(registry, 'mcp__fault__crash');
+    await until(() => handle.status === 'connected' && handle.pid !== firstPid);
+    const secondPid = handle.pid!;
+    await until(() => registry.get(`mcp__fault__early-${secondPid}`) !== undefined);
+    expect(registry.get(`mcp__fault__early-${firstPid}`)).toBeUndefined();
+  });
+
+  it('ends refresh() even when the server announces a change during every listing', async () => {
+    const errors: Error[] = [];
+    const { handle } = await connect(
+      newRegistry(),
+      // Each listing outlasts the 50 ms throttle, so its own notification lands inside it.
+      fault({
+        env: { FAULT_NOTIFY_ON_LIST: '1', FAULT_LIST_DELAY_MS: '100' },
+        onError: (e) => errors.push(e),
+      }),
+    );
+    // Without a bound on follow-ups this never settles (the test's timeout catches that).
+    await handle.refresh();
+    await handle.refresh();
+    await handle.close();
+    // Let anything close() aborted settle, then make sure none of it was reported.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(errors).toEqual([]);
+  });
+
+  it('reports a failed refresh once per listing, not once per notification it absorbed', async () => {
+    const errors: Error[] = [];
+    const { registry } = await connect(
+      newRegistry(),
+      fault({
+        env: { FAULT_LIST_DELAY_MS: '300' },
+        listChangedDebounceMs: 10,
+        onError: (e) => errors.push(e),
+      }),
+    );
+    await call(registry, 'mcp__fault__fail-lists');
+    const before = (await call(registry, 'mcp__fault__stats')).structuredContent as {
+      toolsList: number;
+    };
+    // Notifications every 20 ms for 1 s: many arrive while each 300 ms listing is in flight.
+    await call(registry, 'mcp__fault__notify', { count: 50, intervalMs: 20 });
+    await until(() => errors.length > 0);
+    // Let the last listing finish.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const after = (await call(registry, 'mcp__fault__stats')).structuredContent as {
+      toolsList: number;
+    };
+    const listings = after.toolsList - before.toolsList;
+    expect(listings).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThanOrEqual(listings);
+    for (const error of errors) expect(error.message).toContain('failing on purpose');
+  });
+
   it('registers and disposes only what changed', async () => {
     const changes: McpToolsChangeEvent[] = [];
     const { registry, handle } = await connect();
@@ -411,6 +541,17 @@ describe('startup failures', () => {
     expect(registry.schemas()).toHaveLength(0);
   });
 
+  it('reports the real cause of a failure after the handshake, not the SIGTERM of cleanup', async () => {
+    const error = await connectMcpServer(
+      newRegistry(),
+      fault({ env: { FAULT_LIST_FAIL_AFTER: '0' } }),
+    ).catch((e) => e);
+    expect(error.message).toContain('MCP server "fault"');
+    expect(error.message).toContain('listing its tools failed');
+    expect(error.message).toContain('tools/list is failing on purpose');
+    expect(error.message).not.toContain('SIGTERM');
+  });
+
   it('times out a server that never answers the handshake, and kills it', async () => {
     const error = await connectMcpServer(
       newRegistry(),
@@ -442,16 +583,62 @@ describe('startup failures', () => {
       { name: 's', url: 'file:///etc/passwd' },
       { name: 's', command: 'x', timeoutMs: -1 },
       { name: 's', command: 'x', include: [42] },
+      { name: 's', command: 'x', trust: 'false' },
+      { name: 's', command: 'x', reconnect: true },
+      { name: 's', command: 'x', reconnect: 'never' },
+      { name: 's', command: 'x', reconnect: { maxAttempts: -1 } },
+      { name: 's', command: 'x', reconnect: { maxAttempts: 1.5 } },
+      { name: 's', command: 'x', reconnect: { initialDelayMs: '250' } },
+      { name: 's', command: 'x', reconnect: { factor: 0.5 } },
+      { name: 's', command: 'x', reconnect: { budgetMs: Number.NaN } },
+      { name: 's', command: 'x', reconnect: { maxAttempt: 3 } },
+      { name: 's', command: 'x', onError: 'log' },
     ];
     for (const config of bad) {
       await expect(connectMcpServer(registry, config as McpStdioServerConfig)).rejects.toThrow(
         TypeError,
       );
     }
+    await expect(
+      connectMcpServer(registry, {
+        name: 's',
+        command: 'x',
+        reconnect: { maxAttempt: 3 },
+      } as never),
+    ).rejects.toThrow(/unknown field "maxAttempt"/);
+    await expect(
+      connectMcpServer(registry, { name: 's', command: 'x', reconnect: { factor: 0.5 } }),
+    ).rejects.toThrow(/"reconnect.factor" must be a number >= 1 \(got 0.5\)/);
   });
 });
 
 describe('close()', () => {
+  it('aborts a reconnect attempt hung in its handshake and kills that process at once', async () => {
+    const flag = join(scratch, 'hang-on-restart');
+    const { registry, handle } = await connect(
+      newRegistry(),
+      fault({
+        env: { FAULT_SILENT_IF_FILE: flag },
+        // Far longer than the test may take: close() waiting it out fails the test.
+        startupTimeoutMs: 120_000,
+      }),
+    );
+    const firstPid = handle.pid!;
+    writeFileSync(flag, '');
+    try {
+      await call(registry, 'mcp__fault__crash');
+      // The attempt's process is up and silent: the handshake waits.
+      await until(() => handle.pid !== undefined && handle.pid !== firstPid);
+      const attemptPid = handle.pid!;
+      expect(handle.status).toBe('reconnecting');
+      await handle.close();
+      expect(handle.status).toBe('closed');
+      await until(() => isGone(attemptPid));
+    } finally {
+      rmSync(flag, { force: true });
+    }
+  });
+
   it('kills the process group (no strays), unregisters the tools, and is idempotent', async () => {
     const { registry, handle } = await connect();
     const serverPid = handle.pid!;
