@@ -1,4 +1,5 @@
 import type * as defineTool from '@dsh-tools/define-tool';
+import type * as mcpBridge from '@dsh-tools/mcp-bridge';
 import type * as protocol from '@dsh-tools/protocol';
 import type * as registry from '@dsh-tools/registry';
 import type * as waterfall from '@dsh-tools/waterfall';
@@ -21,6 +22,30 @@ describe('dsh-tools re-exports the types unchanged', () => {
     >();
     expectTypeOf<meta.SchemaSpec>().toEqualTypeOf<defineTool.SchemaSpec>();
     expectTypeOf<typeof meta.defineTool>().toEqualTypeOf<typeof defineTool.defineTool>();
+  });
+
+  it('re-exports the MCP bridge and its types', () => {
+    expectTypeOf<typeof meta.connectMcpServer>().toEqualTypeOf<typeof mcpBridge.connectMcpServer>();
+    expectTypeOf(meta.connectMcpServer).returns.toEqualTypeOf<Promise<meta.McpServerHandle>>();
+    expectTypeOf<typeof meta.mcpToolName>().toEqualTypeOf<typeof mcpBridge.mcpToolName>();
+    expectTypeOf<typeof meta.parseMcpToolName>().toEqualTypeOf<typeof mcpBridge.parseMcpToolName>();
+    expectTypeOf<typeof meta.mapCallResult>().toEqualTypeOf<typeof mcpBridge.mapCallResult>();
+    expectTypeOf<typeof meta.mapContentBlock>().toEqualTypeOf<typeof mcpBridge.mapContentBlock>();
+    expectTypeOf<meta.ProcessTransport>().toEqualTypeOf<mcpBridge.ProcessTransport>();
+    expectTypeOf<meta.McpServerConfig>().toEqualTypeOf<mcpBridge.McpServerConfig>();
+    expectTypeOf<meta.McpStdioServerConfig>().toEqualTypeOf<mcpBridge.McpStdioServerConfig>();
+    expectTypeOf<meta.McpHttpServerConfig>().toEqualTypeOf<mcpBridge.McpHttpServerConfig>();
+    expectTypeOf<meta.McpServerConfigBase>().toEqualTypeOf<mcpBridge.McpServerConfigBase>();
+    expectTypeOf<meta.McpServerHandle>().toEqualTypeOf<mcpBridge.McpServerHandle>();
+    expectTypeOf<meta.McpServerStatus>().toEqualTypeOf<mcpBridge.McpServerStatus>();
+    expectTypeOf<meta.McpStatusEvent>().toEqualTypeOf<mcpBridge.McpStatusEvent>();
+    expectTypeOf<meta.McpToolsChangeEvent>().toEqualTypeOf<mcpBridge.McpToolsChangeEvent>();
+    expectTypeOf<meta.McpBridgedTool>().toEqualTypeOf<mcpBridge.McpBridgedTool>();
+    expectTypeOf<meta.McpReconnectPolicy>().toEqualTypeOf<mcpBridge.McpReconnectPolicy>();
+    expectTypeOf<meta.McpProgressEvent>().toEqualTypeOf<mcpBridge.McpProgressEvent>();
+    expectTypeOf<meta.McpToolFilter>().toEqualTypeOf<mcpBridge.McpToolFilter>();
+    expectTypeOf<meta.ProcessExit>().toEqualTypeOf<mcpBridge.ProcessExit>();
+    expectTypeOf<meta.ProcessTransportOptions>().toEqualTypeOf<mcpBridge.ProcessTransportOptions>();
   });
 
   it('infers typed arguments through the meta-package', () => {
