@@ -1,6 +1,7 @@
 /**
- * Every public export of the dsh-tools packages, unchanged, so a host app has one import. The
- * cordis service lives in the `dsh-tools/cordis` entry: this one never loads cordis.
+ * Every public export of the protocol, waterfall, define-tool, registry and mcp-bridge packages,
+ * unchanged, so a host app has one import. The cordis service and plugins live in the
+ * `dsh-tools/cordis` entry: this one never loads cordis.
  */
 export * from '@dsh-tools/define-tool';
 export * from '@dsh-tools/mcp-bridge';
