@@ -33,17 +33,29 @@ export interface McpServerConfigBase {
   readonly timeoutMs?: number;
   /** Hard limit of one call even while it reports progress, ms (default: none). */
   readonly maxTotalTimeoutMs?: number;
-  /** Time to start the server, finish the MCP handshake and list its tools, ms (default 30 000). */
+  /**
+   * Time to start the server and finish the MCP handshake, and then to list its tools, ms
+   * (default 30 000; 0 = none, like `timeoutMs`). The listing is bounded as a whole, every page
+   * included, so a server that hands out fresh cursors slowly cannot hold `connect` forever; each
+   * later listing (a refresh) has the same bound.
+   */
   readonly startupTimeoutMs?: number;
-  /** What to do when the connection is lost; `false` gives up at once (default: backoff). */
+  /**
+   * What to do when the connection is lost; `false` gives up at once (default: backoff). Unknown
+   * fields and out-of-range values are rejected by `connectMcpServer`.
+   */
   readonly reconnect?: McpReconnectPolicy | false;
   /**
    * Whether the server's tool annotations are believed. Annotations are claims made by the
    * server; a host that has not vetted the server must not let them relax its policies, so by
-   * default (false) bridged tools carry no hints and policies treat them as unknown.
+   * default (false) bridged tools carry no hints and policies treat them as unknown. Only the
+   * boolean `true` trusts; any other non-boolean (`"false"` from a JSON file) is rejected.
    */
   readonly trust?: boolean;
-  /** Quiet period that coalesces a burst of `tools/list_changed`, ms (default 50). */
+  /**
+   * Throttle of `tools/list_changed`, ms (default 50). Not a quiet period: the first notification
+   * starts the timer and the listing runs when it fires, however many more arrive meanwhile.
+   */
   readonly listChangedDebounceMs?: number;
   /** Called with every progress notification of a call. */
   readonly onProgress?: (event: McpProgressEvent) => void;
@@ -129,10 +141,18 @@ export interface McpServerHandle {
   on(event: 'status', listener: (event: McpStatusEvent) => void): () => void;
   /** Follows changes of the tool set; returns an unsubscribe function. */
   on(event: 'tools', listener: (event: McpToolsChangeEvent) => void): () => void;
-  /** Lists the tools again now and applies the difference (all of it or, on failure, none). */
+  /**
+   * Lists the tools again now and applies the difference. Rejects, changing nothing, when the
+   * listing fails; a tool the registry refuses is reported through `onError` and left out (or
+   * keeps its previous version) while the rest is applied. While `reconnecting` or `failed`, and
+   * after `close()`, it resolves without listing (a reconnect lists anyway).
+   */
   refresh(): Promise<void>;
   /** After `failed`: starts reconnecting again with a fresh budget. */
   reconnect(): Promise<void>;
-  /** Unregisters the tools, ends the session and kills the server's process group. Idempotent. */
+  /**
+   * Unregisters the tools, ends the session and kills the server's process group; a reconnect
+   * attempt in progress is aborted and its process killed too. Idempotent.
+   */
   close(): Promise<void>;
 }
