@@ -8,7 +8,7 @@ import type {
   ToolView,
 } from '@dsh-tools/protocol';
 import { isRecord, kindOf, messageOf, quote } from './describe';
-import { checkJson } from './json-check';
+import { copyJson } from './json-check';
 import type { Compiled } from './validation';
 
 /** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
@@ -45,14 +45,6 @@ export const timeLimitProblem = (value: unknown, zero: string): string | undefin
     : `must be a number of milliseconds from 0 to ${MAX_TIMER_MS} (about 24.8 days), ${zero} (got ${String(value)})`;
 
 const HINT_FLAGS = ['readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
-
-const deepFreeze = <T>(value: T): T => {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-};
 
 const describeSource = (source: ToolSource): string =>
   source.kind === 'mcp'
@@ -111,9 +103,11 @@ export const readDefinition = (definition: unknown): Entry => {
       }); function-calling APIs only accept object arguments. Wrap the arguments in an object schema.`,
     );
   }
-  const problems = checkJson(parameters);
-  if (problems.violations.length > 0) {
-    const first = problems.violations[0]!;
+  // A frozen deep copy, read once: the caller's schema object can change or be frozen later
+  // without touching ours, and `__proto__` stays an ordinary own key, never a prototype.
+  const copied = copyJson(parameters);
+  if (!copied.ok) {
+    const first = copied.violations[0]!;
     fail(`"parameters" must be plain JSON: at "${first.path}" it ${first.message}.`);
   }
 
@@ -185,9 +179,7 @@ export const readDefinition = (definition: unknown): Entry => {
     );
   }
 
-  // A deep copy through JSON: the caller's schema object can change or be frozen later without
-  // touching ours, and JSON.parse makes `__proto__` an ordinary own key, never a prototype.
-  const frozenParameters = deepFreeze(JSON.parse(JSON.stringify(parameters))) as ObjectJsonSchema;
+  const frozenParameters = (copied as { value: unknown }).value as ObjectJsonSchema;
   const frozenSource = Object.freeze({ ...(source as ToolSource) }) as ToolSource;
   const frozenHints = Object.freeze({
     ...h,

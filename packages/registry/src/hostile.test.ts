@@ -162,7 +162,12 @@ describe('prototype-shaped keys and names', () => {
       'argument "constructor" is not a parameter of this tool',
     );
     expect((await registry.execute(call('echo', args))).isError).toBe(false);
-    expect(seen).toBe(args);
+    // The body gets a frozen copy in which __proto__ is still an own key, never a prototype.
+    expect(seen).not.toBe(args);
+    expect(Object.isFrozen(seen)).toBe(true);
+    expect(Object.hasOwn(seen as object, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(seen, '__proto__')?.value).toEqual({ polluted: true });
+    expect(Object.hasOwn(seen as object, 'constructor')).toBe(true);
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(seen)).toBe(Object.prototype);
   });
@@ -528,6 +533,41 @@ describe('fuzz', () => {
     );
   });
 
+  it('hands the body an equal, deep-frozen copy of any JSON arguments', async () => {
+    const copier = createToolRegistry();
+    let seen: unknown;
+    copier.register(
+      echo({
+        execute: (args) => {
+          seen = args;
+          return [textContent('ok')];
+        },
+      }),
+    );
+    const deepFrozen = (value: unknown): boolean =>
+      typeof value !== 'object' ||
+      value === null ||
+      (Object.isFrozen(value) && Object.values(value).every(deepFrozen));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(
+          fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'toString')),
+          fc.jsonValue(),
+        ),
+        async (args) => {
+          seen = undefined;
+          const result = await copier.execute(call('echo', args));
+          expect(result.isError).toBe(false);
+          expect(seen).not.toBe(args);
+          expect(seen).toEqual(JSON.parse(JSON.stringify(args)));
+          expect(Object.getPrototypeOf(seen)).toBe(Object.prototype);
+          expect(deepFrozen(seen)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('never rejects for call-shaped input with arbitrary arguments', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -644,6 +684,160 @@ describe('revoked proxies', () => {
     );
     expect(results[2]?.error?.message).toMatch(
       /"name" must be a string \(got an unreadable object\)/,
+    );
+    expect(body).not.toHaveBeenCalled();
+  });
+});
+
+describe('arguments are a frozen copy, read once', () => {
+  it('refuses accessor properties anywhere in the arguments, naming the path', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    let reads = 0;
+    const flipping = {
+      get x() {
+        reads++;
+        return reads <= 3 ? 'safe' : { $where: 'rm -rf /' };
+      },
+    };
+    const result = await registry.execute(call('echo', flipping));
+    expectFailure(result, 'INVALID_ARGS');
+    expect(result.error?.message).toBe(
+      'Tool "echo": invalid arguments: argument "x" is a getter; pass plain JSON data. Fix the call and retry.',
+    );
+    expect(reads).toBe(0);
+    const list = [1, 2];
+    Object.defineProperty(list, 1, { get: () => 2, enumerable: true });
+    const nested = {
+      a: { b: list },
+      c: Object.defineProperty({}, 'onlySet', { set() {}, enumerable: true }),
+    };
+    const deep = await registry.execute(call('echo', nested));
+    expectFailure(deep, 'INVALID_ARGS');
+    expect(deep.error?.details).toEqual({
+      more: 0,
+      violations: [
+        { path: '/a/b/1', message: 'is a getter; pass plain JSON data' },
+        { path: '/c/onlySet', message: 'is a setter; pass plain JSON data' },
+      ],
+    });
+    expect(body).not.toHaveBeenCalled();
+  });
+
+  it('validates, intercepts and runs one deep-frozen copy: no one can change what was validated', async () => {
+    const registry = createToolRegistry();
+    registry.register(
+      echo({
+        parameters: {
+          type: 'object',
+          properties: {
+            x: { type: 'string' },
+            nested: { type: 'object' },
+            list: { type: 'array' },
+          },
+        },
+        execute: (args) => [textContent(JSON.stringify(args))],
+      }),
+    );
+    const gate = deferred();
+    const attempts: unknown[] = [];
+    registry.use(
+      async (exec, next) => {
+        const tries = [
+          () => {
+            (exec.arguments as Record<string, unknown>).x = { not: 'a string' };
+          },
+          () => {
+            (exec.arguments.nested as Record<string, unknown>).y = 1;
+          },
+          () => {
+            (exec.arguments.list as unknown[]).push(3);
+          },
+        ];
+        for (const attempt of tries) {
+          try {
+            attempt();
+          } catch (error) {
+            attempts.push(error);
+          }
+        }
+        await gate.promise;
+        return next();
+      },
+      { name: 'mutator' },
+    );
+    const args = { x: 'ok', nested: { y: 0 }, list: [1, 2] };
+    const pending = registry.execute(call('echo', args));
+    // The caller changing its object after the call started changes nothing either.
+    args.x = 'changed';
+    args.nested.y = 5;
+    gate.resolve();
+    const result = await pending;
+    expect(attempts).toHaveLength(3);
+    for (const error of attempts) expect(error).toBeInstanceOf(TypeError);
+    expect(result.content).toEqual([textContent('{"x":"ok","nested":{"y":0},"list":[1,2]}')]);
+  });
+
+  it('copies and freezes rewritten arguments too', async () => {
+    const registry = createToolRegistry();
+    let seen: Record<string, unknown> | undefined;
+    registry.register(
+      echo({
+        execute: (args) => {
+          seen = args;
+          return [textContent('ok')];
+        },
+      }),
+    );
+    const shared = { deep: true };
+    const rewritten = { path: '/sandbox/a', one: shared, two: shared };
+    const inner = deferred();
+    const release = deferred();
+    registry.use(
+      async (_exec, next) => {
+        inner.resolve();
+        await release.promise;
+        return next();
+      },
+      { name: 'inner' },
+    );
+    registry.use(
+      async (exec, next) => {
+        const pending = next({ ...exec, arguments: rewritten });
+        await inner.promise;
+        // Changed after next(changed) validated it: the body must not see this.
+        rewritten.path = '/etc/passwd';
+        release.resolve();
+        return pending;
+      },
+      { name: 'confine', priority: 1 },
+    );
+    const result = await registry.execute(call('echo', { path: '/a' }));
+    expect(result.isError).toBe(false);
+    expect(seen).toEqual({ path: '/sandbox/a', one: { deep: true }, two: { deep: true } });
+    expect(Object.isFrozen(seen)).toBe(true);
+    expect(Object.isFrozen(seen?.one)).toBe(true);
+    expect(result.arguments?.effective).toBe(seen);
+    expect(Object.isFrozen(result.arguments?.original)).toBe(true);
+  });
+
+  it('reports a getter in a rewrite as invalid arguments naming the interceptor', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn(() => [textContent('ran')]);
+    registry.register(echo({ execute: body }));
+    registry.use(
+      (exec, next) =>
+        next({
+          ...exec,
+          arguments: Object.defineProperty({}, 'p', { get: () => 1, enumerable: true }),
+        }),
+      { name: 'sneaky' },
+    );
+    const result = await registry.execute(call('echo', {}));
+    expectFailure(result, 'INVALID_ARGS');
+    expect(result.error?.message).toMatch(
+      /interceptor "sneaky" rewrote the arguments, and they are invalid: argument "p" is a getter/,
     );
     expect(body).not.toHaveBeenCalled();
   });

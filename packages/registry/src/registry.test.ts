@@ -218,6 +218,8 @@ describe('execute', () => {
     const good = await registry.execute(call('read_file', { path: 'a', extra: 1 }));
     expect(good.isError).toBe(false);
     expect(seen).toEqual([{ path: 'A' }]);
+    // Its output is what runs, frozen like any validated arguments.
+    expect(Object.isFrozen(seen[0])).toBe(true);
   });
 
   it('turns a body throw into TOOL_ERROR and keeps a ToolError code', async () => {

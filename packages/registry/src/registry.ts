@@ -15,7 +15,7 @@ import {
 import { createEmitter, createWaterfall, WaterfallError } from '@dsh-tools/waterfall';
 import { type Entry, readDefinition, timeLimitProblem } from './definition';
 import { isRecord, kindOf, messageOf, quote } from './describe';
-import { checkJson, type Violation } from './json-check';
+import { copyJson, freezePlain, type Violation } from './json-check';
 import { asToolError, copyResult, resultFromOutput } from './output';
 import { closestNames } from './suggest';
 import type {
@@ -286,7 +286,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     return entry.compiled;
   };
 
-  /** JSON check, then the tool's own validator or its compiled parameters. */
+  /**
+   * The JSON check, which makes the frozen copy that everything after it sees (the validator, the
+   * interceptors, the body), then the tool's own validator or its compiled parameters.
+   */
   const validate = (
     entry: Entry,
     callId: string,
@@ -296,34 +299,41 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     | ToolExecutionResult
     | { value: unknown }
     | Promise<ToolExecutionResult | { value: unknown }> => {
-    let json: ReturnType<typeof checkJson>;
+    const standard = entry.inputValidator;
+    let json: ReturnType<typeof copyJson>;
     try {
-      json = checkJson(args);
+      // A Standard Schema validator gets its own unfrozen copy (some apply defaults in place);
+      // its output is frozen instead.
+      json = copyJson(args, standard === undefined);
     } catch (error) {
-      // A Proxy or a getter in the arguments: nothing a model can send, so nothing to run.
+      // A Proxy whose traps throw: nothing a model can send, so nothing to run.
       return errorResult(
         callId,
         Codes.INVALID_ARGS,
         `Tool "${entry.name}": the arguments could not be read (${messageOf(error)}); send plain JSON.`,
       );
     }
-    if (json.violations.length > 0) return invalidArgs(callId, entry.name, json, preface);
-    const settle = (check: ArgsCheck) =>
-      check.ok ? { value: check.value } : invalidArgs(callId, entry.name, check, preface);
-    if (entry.inputValidator) {
-      return runStandardSchema(entry.inputValidator, args).then(settle, (error) =>
-        errorResult(
-          callId,
-          Codes.TOOL_ERROR,
-          `Tool "${entry.name}": its input validator threw (${messageOf(error)}). This is a bug in the tool, not in the call.`,
-        ),
+    if (!json.ok) return invalidArgs(callId, entry.name, json, preface);
+    const copy = json.value;
+    if (standard) {
+      return runStandardSchema(standard, copy).then(
+        (check: ArgsCheck) =>
+          check.ok
+            ? { value: freezePlain(check.value) }
+            : invalidArgs(callId, entry.name, check, preface),
+        (error) =>
+          errorResult(
+            callId,
+            Codes.TOOL_ERROR,
+            `Tool "${entry.name}": its input validator threw (${messageOf(error)}). This is a bug in the tool, not in the call.`,
+          ),
       );
     }
     const compiled = compiledFor(entry);
-    if (!compiled) return { value: args };
+    if (!compiled) return { value: copy };
     try {
-      const failure = compiled.validate(args);
-      return failure ? invalidArgs(callId, entry.name, failure, preface) : { value: args };
+      const failure = compiled.validate(copy);
+      return failure ? invalidArgs(callId, entry.name, failure, preface) : { value: copy };
     } catch (error) {
       return errorResult(
         callId,
