@@ -217,10 +217,50 @@ describe('the McpServer plugin', () => {
     const first = handle().pid as number;
     await fiber.restart();
     expect(handle().status).toBe('connected');
-    expect(isGone(first)).toBe(true);
+    await until(() => isGone(first));
     expect(processesWith(marker)).toEqual([handle().pid]);
     expect(root.tools.has('mcp__fault__echo')).toBe(true);
     await fiber.dispose();
+  });
+
+  it('reports a crash and the reconnect as mcp/status, and still ends the new process', async () => {
+    const { root, statuses, handle } = await boot();
+    const marker = newMarker();
+    const fiber = await root.plugin(McpServer, {
+      ...stdio('fault', marker),
+      reconnect: { initialDelayMs: 10, maxAttempts: 3 },
+    });
+    const first = handle().pid as number;
+    const crashed = await root.tools.execute({
+      callId: 'c1',
+      name: 'mcp__fault__crash',
+      arguments: {},
+    });
+    expect(crashed.error?.code).toBe('UNAVAILABLE');
+    await until(() => handle().status === 'connected' && handle().pid !== first);
+    expect(statuses.map((e) => e.status)).toEqual(['connected', 'reconnecting', 'connected']);
+    const echoed = await root.tools.execute({
+      callId: 'c2',
+      name: 'mcp__fault__echo',
+      arguments: { text: 'back' },
+    });
+    expect(text(echoed)).toBe('back');
+    const second = handle().pid as number;
+    await fiber.dispose();
+    await until(() => isGone(first) && isGone(second));
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it('a throwing mcp/status listener is logged; the plugin and the other listeners go on', async () => {
+    const { root, statuses } = await boot();
+    root.on('mcp/status', () => {
+      throw new Error('status board offline');
+    });
+    const fiber = await root.plugin(McpServer, stdio('fault', newMarker()));
+    await fiber.dispose();
+    expect(statuses.map((e) => e.status)).toEqual(['connected', 'closed']);
+    await until(() => errorsLogged(root).length === 2);
+    expect(errorsLogged(root).every((line) => line.includes('status board offline'))).toBe(true);
   });
 
   it('a server that fails at start fails the plugin with its stderr, leaving nothing behind', async () => {
