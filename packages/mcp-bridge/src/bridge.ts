@@ -1012,9 +1012,11 @@ class Bridge {
         );
       }
       if (error instanceof SdkHttpError) {
+        // 5xx: the server (or a proxy) failed this one request; 4xx: it refused it.
+        const transient = error.status >= 500;
         throw new ToolError(
-          'UNAVAILABLE',
-          `MCP server "${this.#server}" answered the call to "${tool}" with HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}; the call's outcome is unknown and the connection stays up. Retry, or check the server's logs.`,
+          transient ? 'UNAVAILABLE' : 'MCP_ERROR',
+          `MCP server "${this.#server}" answered the call to "${tool}" with HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}; ${transient ? "the call's outcome is unknown and the connection stays up. Retry, or check the server's logs." : "the call was refused. Check the server's logs and the headers in its config."}`,
           { cause: error, details: { server: this.#server, tool, status: error.status } },
         );
       }

@@ -22,7 +22,7 @@
 //   FAULT_REPEAT_CURSOR=1   every page is empty with the same cursor
 //   FAULT_BIG_PAGE=N        the first page holds N more tools (big-0, big-1, ...)
 //
-// The tool `http-500` is answered with a bare HTTP 500 in http mode (before MCP sees it).
+// The tools `http-500` and `http-422` are answered with that bare HTTP status in http mode (before MCP sees it).
 //
 // In http mode it listens on 127.0.0.1 on an ephemeral port and prints `PORT=<n>` on stdout.
 import { spawn } from 'node:child_process';
@@ -119,6 +119,7 @@ function baseTools() {
       inputSchema: obj({ count: { type: 'number' }, intervalMs: { type: 'number' } }),
     },
     { name: 'http-500', description: 'Over HTTP, answered with a bare 500.', inputSchema: obj() },
+    { name: 'http-422', description: 'Over HTTP, answered with a bare 422.', inputSchema: obj() },
     {
       name: 'flip-extra',
       description: 'Renames every extra tool (a new generation), without notifying.',
@@ -348,6 +349,7 @@ function makeServer() {
         return { content: [{ type: 'text', text: `notified ${count}` }] };
       }
       case 'http-500':
+      case 'http-422':
         return { content: [{ type: 'text', text: 'only fails over http' }] };
       case 'flip-extra':
         generation++;
@@ -383,8 +385,9 @@ async function start() {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    if (body?.method === 'tools/call' && body.params?.name === 'http-500') {
-      res.writeHead(500, { 'content-type': 'text/plain' });
+    const bare = { 'http-500': 500, 'http-422': 422 }[body?.params?.name];
+    if (body?.method === 'tools/call' && bare) {
+      res.writeHead(bare, { 'content-type': 'text/plain' });
       res.end('internal server error (on purpose)');
       return;
     }

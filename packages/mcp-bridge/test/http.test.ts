@@ -142,6 +142,10 @@ describe('Streamable HTTP, fault server', () => {
     const done = await slow;
     expect(done.isError).toBe(false);
     expect(text(done)).toBe('done after 5 steps, token=true');
+    // A refusal (4xx other than a lost session) is the server's answer, not an outage.
+    const refused = await call(registry, 'mcp__web__http-422');
+    expect(refused.error?.code).toBe('MCP_ERROR');
+    expect(refused.error?.message).toContain('HTTP 422');
     expect(statuses).toEqual([]);
     expect(handle.status).toBe('connected');
     expect(text(await call(registry, 'mcp__web__echo', { text: 'fine' }))).toBe('fine');
