@@ -28,7 +28,7 @@ it('boots the service beside the system prompt and feeds it the tools', async ()
   expect(lines).toContain('change   + slow_search');
   const prompts = lines.filter((line) => line.startsWith('prompt'));
   expect(prompts).toEqual([
-    'prompt   the model sees read_note, slow_search',
+    'prompt   the model sees mcp__calendar__next_event, read_note, slow_search',
     'prompt   the model sees no tools',
   ]);
 });
@@ -57,6 +57,27 @@ it('traces a success, a rewrite, a veto, invalid arguments and a timeout', async
   const timeout = callLines(lines, 'c5');
   expect(timeout[0]).toBe('policy   allow slow_search {"query":"milk"}');
   expect(timeout.at(-1)).toMatch(/^result {3}slow_search \(c5\): TIMEOUT {2}Error: .*slow_search/);
+});
+
+it('connects a real MCP server as a plugin and calls its tool through the policy', async () => {
+  const lines = await trace();
+  const loaded = lines.indexOf('plugin   loaded "calendar" (an MCP server in its own process)');
+  expect(loaded).toBeGreaterThan(0);
+  expect(lines.slice(loaded - 2, loaded)).toEqual([
+    'change   + mcp__calendar__next_event',
+    'mcp      calendar: connecting -> connected',
+  ]);
+  expect(callLines(lines, 'm1')).toEqual([
+    'policy   allow mcp__calendar__next_event {"calendar":"work"}',
+    'result   mcp__calendar__next_event (m1): ok  stand-up, 10:00, room 4',
+  ]);
+  // Disposing the plugin closes the bridge (its tool goes) and ends the server process.
+  const disposed = lines.indexOf('plugin   disposed "calendar": its server process has ended');
+  expect(disposed).toBeGreaterThan(0);
+  expect(lines.slice(disposed - 2, disposed)).toEqual([
+    'change   - mcp__calendar__next_event',
+    'mcp      calendar: connected -> closed',
+  ]);
 });
 
 it('runs a model turn with executeAll', async () => {

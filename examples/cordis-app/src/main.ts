@@ -1,7 +1,8 @@
 /**
  * A cordis app with the dsh-tools `tools` service: boots the service beside the real system-prompt
- * service, loads a tool plugin and a policy plugin, runs a success, a veto, invalid arguments and
- * a timeout, disposes the tool plugin, and prints every step as a readable trace.
+ * service, loads a tool plugin, a policy plugin and an MCP server (a real one, in its own process),
+ * runs a success, a veto, invalid arguments, a timeout and an MCP call, disposes the tool plugin
+ * and the MCP server, and prints every step as a readable trace.
  *
  * Run it with `pnpm demo` from the repository root (it builds the packages first).
  */
@@ -13,10 +14,11 @@ import {
   errorResult,
   type InterceptedExecution,
   type InterceptorNext,
+  type McpServerHandle,
   type ToolExecutionResult,
   textContent,
 } from 'dsh-tools';
-import { ToolRegistry } from 'dsh-tools/cordis';
+import { McpServer, ToolRegistry } from 'dsh-tools/cordis';
 
 /** Where the trace goes: one line per step. */
 export type Print = (line: string) => void;
@@ -62,6 +64,20 @@ const slowSearch = defineTool({
     });
   },
 });
+
+/** The demo's MCP server: a small stdio server built on the official MCP server SDK. */
+const CALENDAR_SERVER = fileURLToPath(new URL('./calendar-server.mjs', import.meta.url));
+
+/** Whether a process is still running (signal 0 only checks). */
+const running = (pid: number | undefined): boolean => {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const summary = (result: ToolExecutionResult): string => {
   const first = result.content[0];
@@ -140,6 +156,20 @@ export async function main(print: Print = console.log): Promise<void> {
   });
   say('plugin', 'loaded "audit" (a tools/result listener that fails on vetoes)');
 
+  // An MCP server: one McpServer plugin per server. Its tools are the plugin's; disposing it
+  // closes the bridge and ends the server process.
+  let calendarServer: McpServerHandle | undefined;
+  root.on('mcp/status', (event, server) => {
+    calendarServer = server;
+    say('mcp', `${event.server}: ${event.previous} -> ${event.status}`);
+  });
+  const calendar = await root.plugin(McpServer, {
+    name: 'calendar',
+    command: process.execPath,
+    args: [CALENDAR_SERVER],
+  });
+  say('plugin', 'loaded "calendar" (an MCP server in its own process)');
+
   const prompt = async () => {
     const assembly = await root.systemPrompt.assemble();
     const names = assembly.tools.map((tool: { name: string }) => tool.name);
@@ -157,6 +187,7 @@ export async function main(print: Print = console.log): Promise<void> {
   await run('c3', 'read_note', { title: 'secrets' });
   await run('c4', 'read_note', { title: 42 });
   await run('c5', 'slow_search', { query: 'milk' });
+  await run('m1', 'mcp__calendar__next_event', { calendar: 'work' });
 
   say('turn', 'executeAll: two reads in one model turn');
   await root.tools.executeAll([
@@ -166,6 +197,12 @@ export async function main(print: Print = console.log): Promise<void> {
 
   await notes.dispose();
   say('plugin', 'disposed "notes"');
+  const pid = calendarServer?.pid;
+  await calendar.dispose();
+  say(
+    'plugin',
+    `disposed "calendar": its server process ${running(pid) ? 'is still running' : 'has ended'}`,
+  );
   await prompt();
   await run('c8', 'read_note', { title: 'todo' });
 
