@@ -375,6 +375,10 @@ describe('malformed and hostile config', () => {
       /"args" must be an array/,
     );
     expect(await failure({ name: 'x', url: 'file:///etc/passwd' })).toMatch(/http: or https:/);
+    expect(await failure({ name: 'x', command: 'a', onError: 'log' })).toMatch(
+      /"onError" must be a function/,
+    );
+    expect(await failure({ name: 'x', command: 'a', trust: 'false' })).toMatch(/"trust"/);
     expect(await failure({ name: 'n'.repeat(100_000), command: 'a' })).toMatch(/at most 256/);
     expect(await failure({ name: 'x', command: '/nonexistent/mcp-server' })).toMatch(
       /command not found/,

@@ -69,15 +69,23 @@ export const McpServer: McpServerPlugin = {
     }
     const logger = ctx.logger('mcp');
     let stopping = false;
-    const onError = config.onError ?? ((error: Error) => logger.error(error.message));
-    // The bridge checks the rest of the config and says what is wrong with it.
-    const bridgeConfig: McpServerConfig = {
-      ...config,
-      // While the plugin stops, a refusal from its disposed fiber is expected, not a problem.
-      onError: (error: Error) => {
-        if (!stopping) onError(error);
-      },
-    };
+    const given: unknown = config.onError;
+    const onError =
+      typeof given === 'function'
+        ? (given as (error: Error) => void)
+        : (error: Error) => logger.error(error.message);
+    // The bridge checks the rest of the config (an `onError` that is not a function included) and
+    // says what is wrong with it.
+    const bridgeConfig: McpServerConfig =
+      given !== undefined && typeof given !== 'function'
+        ? config
+        : {
+            ...config,
+            // While the plugin stops, a refusal from its disposed fiber is expected, not news.
+            onError: (error: Error) => {
+              if (!stopping) onError(error);
+            },
+          };
     const holder = ctx.plugin(toolHolder);
     const tools: ToolRegistry = holder.ctx.tools;
     const label = serverLabel(config);
