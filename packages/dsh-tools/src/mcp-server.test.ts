@@ -10,6 +10,7 @@ import {
   type ToolExecutionResult,
   textContent,
 } from '@dsh-tools/protocol';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpServer, ToolRegistry } from './cordis';
 
@@ -382,6 +383,23 @@ describe('malformed and hostile config', () => {
     expect(await failure({ name: 'n'.repeat(100_000), command: 'a' })).toMatch(/at most 256/);
     expect(await failure({ name: 'x', command: '/nonexistent/mcp-server' })).toMatch(
       /command not found/,
+    );
+  });
+
+  it('fails the plugin on any value that is not a server, registering nothing', async () => {
+    const root = new Context();
+    await root.plugin(ToolRegistry);
+    await fc.assert(
+      fc.asyncProperty(fc.anything(), async (config) => {
+        const error = await root.plugin(McpServer, config as never).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toMatch(/McpServer plugin|connectMcpServer/);
+        expect(root.tools.schemas()).toEqual([]);
+      }),
+      { numRuns: 200 },
     );
   });
 
