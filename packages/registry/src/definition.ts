@@ -93,27 +93,38 @@ export const readDefinition = (definition: unknown): Entry => {
     fail(`"execute" must be a function (args, exec) => content blocks (got ${kindOf(execute)}).`);
   }
 
+  /** Reads nested parts of the definition once, into a snapshot; a throwing getter is named. */
+  const snapshot = <T>(what: string, take: () => T): T => {
+    try {
+      return take();
+    } catch (error) {
+      throw new TypeError(`register(): tool "${name}": reading ${what} threw: ${messageOf(error)}`);
+    }
+  };
+
   const parameters = read('parameters');
-  if (!isRecord(parameters) || parameters.type !== 'object') {
+  // A frozen deep copy, read once: the caller's schema object can change or be frozen later
+  // without touching ours, and `__proto__` stays an ordinary own key, never a prototype.
+  const copied = isRecord(parameters)
+    ? snapshot('"parameters"', () => copyJson(parameters))
+    : undefined;
+  const schemaType = copied?.ok ? (copied.value as { type?: unknown }).type : undefined;
+  if (copied === undefined || (copied.ok && schemaType !== 'object')) {
     fail(
       `"parameters" must be a JSON Schema whose root is { "type": "object", ... } (got ${
-        isRecord(parameters)
-          ? `type ${JSON.stringify(parameters.type) ?? 'undefined'}`
-          : kindOf(parameters)
+        copied ? `type ${JSON.stringify(schemaType) ?? 'undefined'}` : kindOf(parameters)
       }); function-calling APIs only accept object arguments. Wrap the arguments in an object schema.`,
     );
   }
-  // A frozen deep copy, read once: the caller's schema object can change or be frozen later
-  // without touching ours, and `__proto__` stays an ordinary own key, never a prototype.
-  const copied = copyJson(parameters);
-  if (!copied.ok) {
-    const first = copied.violations[0]!;
+  if (!copied!.ok) {
+    const first = copied!.violations[0]!;
     fail(`"parameters" must be plain JSON: at "${first.path}" it ${first.message}.`);
   }
 
   const hints = read('hints') ?? {};
   if (!isRecord(hints)) fail(`"hints" must be an object (got ${kindOf(hints)}).`);
-  const h = hints as Record<string, unknown>;
+  // Each hint is read once: what is checked here is what the frozen view keeps.
+  const h = snapshot('"hints"', () => ({ ...(hints as Record<string, unknown>) }));
   for (const flag of HINT_FLAGS) {
     if (h[flag] !== undefined && typeof h[flag] !== 'boolean') {
       fail(`hint "${flag}" must be a boolean (got ${kindOf(h[flag])}).`);
@@ -136,15 +147,18 @@ export const readDefinition = (definition: unknown): Entry => {
   if (h.paths !== undefined) {
     if (!Array.isArray(h.paths))
       fail(`hint "paths" must be an array of { arg, access } (got ${kindOf(h.paths)}).`);
-    (h.paths as unknown[]).forEach((p, i) => {
-      if (
-        !isRecord(p) ||
-        typeof p.arg !== 'string' ||
-        (p.access !== 'read' && p.access !== 'write')
-      ) {
+    const paths = snapshot('hint "paths"', () =>
+      Array.from(h.paths as unknown[], (p) =>
+        isRecord(p) ? { arg: p.arg, access: p.access } : undefined,
+      ),
+    );
+    paths.forEach((p, i) => {
+      if (!p || typeof p.arg !== 'string' || (p.access !== 'read' && p.access !== 'write')) {
         fail(`hint "paths"[${i}] must be { arg: string, access: "read" | "write" }.`);
       }
+      Object.freeze(p);
     });
+    h.paths = Object.freeze(paths);
   }
 
   const timeoutMs = read('timeoutMs');
@@ -163,9 +177,15 @@ export const readDefinition = (definition: unknown): Entry => {
     }
   }
 
-  const source = read('source') ?? { kind: 'local' };
+  const rawSource = read('source') ?? { kind: 'local' };
+  if (!isRecord(rawSource)) {
+    fail(
+      '"source" must be { kind: "local", plugin?: string } or { kind: "mcp", server: string, tool: string }.',
+    );
+  }
+  // Read once, like the hints: what is checked is what is kept.
+  const source = snapshot('"source"', () => ({ ...(rawSource as Record<string, unknown>) }));
   if (
-    !isRecord(source) ||
     !(
       (source.kind === 'local' &&
         (source.plugin === undefined || typeof source.plugin === 'string')) ||
@@ -180,17 +200,8 @@ export const readDefinition = (definition: unknown): Entry => {
   }
 
   const frozenParameters = (copied as { value: unknown }).value as ObjectJsonSchema;
-  const frozenSource = Object.freeze({ ...(source as ToolSource) }) as ToolSource;
-  const frozenHints = Object.freeze({
-    ...h,
-    ...(Array.isArray(h.paths) && {
-      paths: Object.freeze(
-        (h.paths as Record<string, unknown>[]).map((p) =>
-          Object.freeze({ arg: p.arg, access: p.access }),
-        ),
-      ),
-    }),
-  }) as Readonly<ToolHints>;
+  const frozenSource = Object.freeze(source) as unknown as ToolSource;
+  const frozenHints = Object.freeze(h) as Readonly<ToolHints>;
   const schema: ToolSchema = Object.freeze({
     name,
     description: description as string,
