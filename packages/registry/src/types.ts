@@ -80,12 +80,17 @@ export interface ToolRegistry extends ToolRegistryLike {
    * changes, so calling this on every model turn costs nothing.
    */
   schemas(): readonly ToolSchema[];
-  /** Runs one call. Never throws or rejects: every outcome is a result. */
+  /**
+   * Runs one call. Never throws or rejects: every outcome is a result. The arguments are copied
+   * once into a deep-frozen plain copy, which is what is validated, intercepted and run; `signal`
+   * must be a real `AbortSignal`.
+   */
   execute(exec: ToolExecution): Promise<ToolExecutionResult>;
   /**
    * Runs one model turn's calls: consecutive concurrency-safe calls overlap (at most
-   * `maxConcurrency`), every other call runs alone; results come back in call order, and one
-   * failure never cancels the others. Never rejects.
+   * `maxConcurrency`), every other call runs alone; results come back in call order, each with
+   * its own callId, one failure never cancels the others, and no body runs twice. Resolves `[]`
+   * for anything but an array (a string is not a list of calls). Never rejects.
    */
   executeAll(
     execs: readonly ToolExecution[],
