@@ -17,6 +17,7 @@ import {
   type ToolRegistry as StandaloneToolRegistry,
   type ToolRegistryOptions,
 } from '@dsh-tools/registry';
+import { nameLabel } from './label';
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -90,16 +91,6 @@ const CHANGE = 'tools/change';
 
 const describe = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
-
-/** A label for cordis's effect diagnostics that cannot throw, whatever the caller passed. */
-const toolLabel = (definition: unknown): string => {
-  try {
-    const name = (definition as { name?: unknown } | null)?.name;
-    return typeof name === 'string' ? JSON.stringify(name.slice(0, 64)) : '?';
-  } catch {
-    return '?';
-  }
-};
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' &&
@@ -255,7 +246,7 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     const { registry } = this.bridge;
     return this.ctx.effect(
       () => registry.register(definition),
-      `ctx.tools.register(${toolLabel(definition)})`,
+      `ctx.tools.register(${nameLabel(definition)})`,
     );
   }
 

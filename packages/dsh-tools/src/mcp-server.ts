@@ -6,6 +6,7 @@ import {
   type McpStatusEvent,
 } from '@dsh-tools/mcp-bridge';
 import type { ToolRegistry } from './cordis';
+import { nameLabel } from './label';
 
 declare module '@deepseek-ai/cordis' {
   interface Events {
@@ -31,16 +32,6 @@ export interface McpServerPlugin {
  * of its tools) before the fiber holding them goes.
  */
 const toolHolder = { apply(): void {} };
-
-/** A label for cordis's effect diagnostics that cannot throw, whatever the caller passed. */
-const serverLabel = (config: unknown): string => {
-  try {
-    const name = (config as { name?: unknown } | null)?.name;
-    return typeof name === 'string' ? JSON.stringify(name.slice(0, 64)) : '?';
-  } catch {
-    return '?';
-  }
-};
 
 /**
  * One MCP server as a cordis plugin: `ctx.plugin(McpServer, { name, command, args })` (stdio) or
@@ -88,7 +79,7 @@ export const McpServer: McpServerPlugin = {
           };
     const holder = ctx.plugin(toolHolder);
     const tools: ToolRegistry = holder.ctx.tools;
-    const label = serverLabel(config);
+    const label = nameLabel(config);
     const connecting = ctx.effect(async () => {
       const handle = await connectMcpServer(tools, bridgeConfig);
       const emit = (event: McpStatusEvent): void => {
