@@ -182,23 +182,29 @@ const resultFromThrow = (tool: string, callId: string, error: unknown): ToolExec
     : errorResult(callId, Codes.TOOL_ERROR, `Tool "${tool}" failed: ${messageOf(error)}`);
 };
 
+/** Starts a body: a synchronous throw becomes a rejection, a plain return a resolved promise. */
+const startBody = (
+  entry: Entry,
+  exec: InterceptedExecution,
+  bodyExec: BodyExecution,
+): Promise<unknown> => {
+  try {
+    return Promise.resolve(entry.execute(exec.arguments, bodyExec));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+};
+
 /** Runs a body that nothing can stop, and turns its outcome into a result. */
 const settleBody = (
   entry: Entry,
   exec: InterceptedExecution,
   bodyExec: BodyExecution,
-): Promise<ToolExecutionResult> => {
-  let pending: Promise<unknown>;
-  try {
-    pending = Promise.resolve(entry.execute(exec.arguments, bodyExec));
-  } catch (error) {
-    pending = Promise.reject(error);
-  }
-  return pending.then(
+): Promise<ToolExecutionResult> =>
+  startBody(entry, exec, bodyExec).then(
     (output) => resultFromOutput(entry.name, exec.callId, output),
     (error: unknown) => resultFromThrow(entry.name, exec.callId, error),
   );
-};
 
 /**
  * Creates a tool registry: tools are registered with their schema and executor, and every call
@@ -604,12 +610,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         }
         return controller.signal;
       });
-      let pending: Promise<unknown>;
-      try {
-        pending = Promise.resolve(entry.execute(exec.arguments, bodyExec));
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
+      const pending = startBody(entry, exec, bodyExec);
       const late = (error: unknown) =>
         report(error, { kind: 'late-settlement', tool: entry.name, callId });
       pending.then(
