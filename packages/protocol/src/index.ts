@@ -27,6 +27,7 @@ export type {
   ToolDefinition,
   ToolErrorInfo,
   ToolExecution,
+  ToolExecutionExtensions,
   ToolExecutionResult,
   ToolHints,
   ToolInputValidator,

@@ -78,8 +78,18 @@ export interface ToolView extends ToolSchema {
   readonly timeoutMs?: number;
 }
 
+/**
+ * Capabilities an interceptor hands to the interceptors inside it and to the tool body, attached
+ * with `next({ ...exec, sandbox })`. Open by declaration merging: a package that provides one
+ * augments this interface (`declare module '@dsh-tools/protocol' { interface
+ * ToolExecutionExtensions { sandbox?: SandboxRunner } }`). The registry passes extension fields
+ * through unchanged: they are not validated as arguments, not copied and not frozen.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging
+export interface ToolExecutionExtensions {}
+
 /** A request to run one tool. */
-export interface ToolExecution<Args = ToolArgs> {
+export interface ToolExecution<Args = ToolArgs> extends ToolExecutionExtensions {
   /** The model's id for this call, echoed on the result. */
   readonly callId: string;
   readonly name: string;
