@@ -1,4 +1,10 @@
 export type {
+  ApprovalDecision,
+  ApprovalGrant,
+  ApprovalRequest,
+  Approver,
+} from './approval';
+export type {
   AudioContent,
   BlobResourceContents,
   ContentAnnotations,
