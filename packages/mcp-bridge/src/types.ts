@@ -1,4 +1,10 @@
-import type { ToolChangeEvent } from '@dsh-tools/protocol';
+import type { ToolChangeEvent, ToolDefinition } from '@dsh-tools/protocol';
+import type {
+  Client,
+  StreamableHTTPClientTransport,
+  Transport,
+} from '@modelcontextprotocol/client';
+import type { ProcessExit, ProcessTransport } from './process-transport';
 
 /** Which of a server's tools to bridge: an exact name, a `*` glob (`read_*`), or a RegExp. */
 export type McpToolFilter = string | RegExp;
@@ -155,4 +161,50 @@ export interface McpServerHandle {
    * attempt in progress is aborted and its process killed too. Idempotent.
    */
   close(): Promise<void>;
+}
+
+// ---- records the bridge's parts share (not exported from the package) ----------------------
+
+/** A tool as listed on the wire, before its fields are checked (see `tool-definitions.ts`). */
+export interface ListedTool {
+  readonly name: string;
+  readonly title?: unknown;
+  readonly description?: unknown;
+  readonly inputSchema?: unknown;
+  readonly annotations?: unknown;
+}
+
+/**
+ * One server tool as the bridge holds it: built from a listing (desired) and, once the registry
+ * took it, registered (current). Distinct from the registry's and the waterfall's own records.
+ */
+export interface ToolRecord {
+  /** The server's name for the tool. */
+  readonly tool: string;
+  readonly definition: ToolDefinition;
+  /** Compared between listings to tell a changed tool from an unchanged one. */
+  readonly key: string;
+  /** Unregisters the tool; set when the registry takes it. */
+  dispose: () => void;
+}
+
+/** One session with a server, from the start of its transport to its shutdown. */
+export interface Connection {
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly process: ProcessTransport | undefined;
+  readonly http: StreamableHTTPClientTransport | undefined;
+  /** Set once the bridge stops using this connection (lost or closed). */
+  dead: boolean;
+  /** `tools/list_changed` arrived before the connection became the current one (during its first listing). */
+  changedEarly: boolean;
+  /** Set when the bridge starts shutting this connection down. */
+  shutDown: boolean;
+  /** How the process ended before the bridge shut it down, if it had: the server's own exit. */
+  ownExit: ProcessExit | undefined;
+}
+
+/** One call in flight over HTTP, as the transport's send sees it (see `connection.ts`). */
+export interface CallInFlight {
+  settled: boolean;
 }

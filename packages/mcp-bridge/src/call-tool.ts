@@ -1,0 +1,61 @@
+import type { BodyExecution, ToolArgs } from '@dsh-tools/protocol';
+import { callContext } from './connection';
+import { NO_LIMIT } from './limits';
+import type { CallInFlight, Connection, McpProgressEvent, McpServerConfig } from './types';
+
+/** A `tools/call` answer as the SDK hands it over, before `content.ts` maps it. */
+export interface RawCallResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+}
+
+const ignoreProgress = (): void => {};
+
+/**
+ * Sends one `tools/call` on `conn` with the bridge's options: the caller's signal, the limit
+ * without progress (reset by every progress notification, so a progress token is always sent),
+ * the hard limit, and progress passed to `onProgress` through `contain`. Over HTTP the call runs
+ * inside {@link callContext} so that the transport can tell when its stream ends unanswered.
+ * Rejects with whatever the SDK threw; `call-errors.ts` maps it.
+ */
+export function callTool(
+  conn: Connection,
+  call: CallInFlight,
+  tool: string,
+  args: ToolArgs,
+  exec: BodyExecution,
+  config: Pick<McpServerConfig, 'name' | 'onProgress' | 'maxTotalTimeoutMs'> & {
+    readonly timeoutMs: number;
+  },
+  contain: (fn: () => void) => void,
+): Promise<RawCallResult> {
+  const listener = config.onProgress;
+  const maxTotal = config.maxTotalTimeoutMs;
+  const send = () =>
+    conn.client.callTool(
+      // The registry hands over validated, frozen arguments; the SDK only serializes them.
+      { name: tool, arguments: args as Record<string, unknown> },
+      {
+        signal: exec.signal,
+        timeout: config.timeoutMs === 0 ? NO_LIMIT : config.timeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(maxTotal ? { maxTotalTimeout: maxTotal } : {}),
+        // Passing onprogress is what makes the SDK send a progress token with the call.
+        onprogress: listener
+          ? (progress) =>
+              contain(() =>
+                listener({
+                  server: config.name,
+                  tool,
+                  callId: exec.callId,
+                  progress: progress.progress,
+                  ...(progress.total === undefined ? {} : { total: progress.total }),
+                  ...(progress.message === undefined ? {} : { message: progress.message }),
+                } satisfies McpProgressEvent),
+              )
+          : ignoreProgress,
+      },
+    );
+  return conn.http ? callContext.run(call, send) : send();
+}

@@ -1,0 +1,204 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { isTimeout } from './call-errors';
+import { asError, indent } from './format';
+import { ProcessTransport } from './process-transport';
+import type { CallInFlight, Connection, McpHttpServerConfig, McpServerConfig } from './types';
+
+const CLIENT_INFO = { name: 'dsh-tools-mcp-bridge', version: '0.0.0' };
+
+/** Carries a call's record from the bridge's body into the HTTP transport's send. */
+export const callContext: AsyncLocalStorage<CallInFlight> = new AsyncLocalStorage<CallInFlight>();
+
+/** What a connection tells its owner, and how long it may take to open. */
+export interface ConnectionOwner {
+  /** The startup bound of the handshake, ms. */
+  readonly startupMs: number;
+  /** Aborted by `close()`: a handshake that hangs must not hold it. */
+  readonly signal: AbortSignal;
+  /** Called as soon as the connection exists, before the handshake (for its stderr on failure). */
+  created(conn: Connection): void;
+  /** The server announced `tools/list_changed` on this (live) connection. */
+  listChanged(conn: Connection): void;
+  /** The connection was found lost: closed, crashed, or its HTTP session gone. */
+  lost(conn: Connection, error: Error): void;
+}
+
+/**
+ * Starts the server's transport (a process in its own group, or a Streamable HTTP session) and
+ * finishes the MCP handshake. Rejects, with the connection shut down, when either fails.
+ */
+export async function openConnection(
+  config: McpServerConfig,
+  owner: ConnectionOwner,
+): Promise<Connection> {
+  let transport: Transport;
+  let proc: ProcessTransport | undefined;
+  let http: StreamableHTTPClientTransport | undefined;
+  if ('command' in config && config.command !== undefined) {
+    proc = new ProcessTransport({
+      command: config.command,
+      ...(config.args ? { args: config.args } : {}),
+      ...(config.env ? { env: config.env } : {}),
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+    });
+    transport = proc;
+  } else {
+    const h = config as McpHttpServerConfig;
+    http = new StreamableHTTPClientTransport(new URL(String(h.url)), {
+      ...(h.headers ? { requestInit: { headers: { ...h.headers } } } : {}),
+      // The bridge reconnects whole sessions itself; the SDK's own retries would only delay that.
+      reconnectionOptions: {
+        initialReconnectionDelay: 250,
+        maxReconnectionDelay: 2000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 2,
+      },
+    });
+    transport = http;
+  }
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const conn: Connection = {
+    client,
+    transport,
+    process: proc,
+    http,
+    dead: false,
+    changedEarly: false,
+    shutDown: false,
+    ownExit: undefined,
+  };
+  owner.created(conn);
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    if (!conn.dead) owner.listChanged(conn);
+  });
+  client.onclose = () => owner.lost(conn, new Error('the connection closed'));
+  client.onerror = (error) => {
+    // Mostly noise that calls report better themselves, with one exception: over HTTP, the
+    // server's event stream failing to come back is how an outage shows while no call runs.
+    if (http && /Maximum reconnection attempts/.test(error.message)) owner.lost(conn, error);
+  };
+  try {
+    await client.connect(transport, { timeout: owner.startupMs, signal: owner.signal });
+  } catch (error) {
+    await shutdownConnection(conn);
+    throw error;
+  }
+  if (http) watchCallStreams(http, conn, owner);
+  return conn;
+}
+
+/**
+ * The SDK leaves a call pending when the server's response stream for it ends without an
+ * answer and cannot be resumed (the server crashed mid-call, a proxy cut the stream): only the
+ * call's timeout would end it, a minute later. So every call asks to hear of its stream's end,
+ * and a stream that ended while its call is still unanswered and unsettled counts as a lost
+ * connection, which settles every pending call at once and starts reconnecting.
+ */
+function watchCallStreams(
+  http: StreamableHTTPClientTransport,
+  conn: Connection,
+  owner: Pick<ConnectionOwner, 'lost'>,
+): void {
+  const unanswered = new Set<string | number>();
+  const deliver = http.onmessage;
+  http.onmessage = (message) => {
+    if ('id' in message && ('result' in message || 'error' in message)) {
+      unanswered.delete(message.id as string | number);
+    }
+    deliver?.(message);
+  };
+  const send = http.send.bind(http);
+  http.send = (message, options) => {
+    const call = callContext.getStore();
+    if (
+      call === undefined ||
+      Array.isArray(message) ||
+      !('method' in message) ||
+      message.method !== 'tools/call' ||
+      !('id' in message) ||
+      options?.onRequestStreamEnd !== undefined
+    ) {
+      return send(message, options);
+    }
+    const id = message.id;
+    unanswered.add(id);
+    return send(message, {
+      ...options,
+      onRequestStreamEnd: () => {
+        if (!unanswered.delete(id) || call.settled) return;
+        owner.lost(
+          conn,
+          new Error('the server ended the response stream of a call without answering it'),
+        );
+      },
+    });
+  };
+}
+
+/** Ends one connection: the HTTP session is deleted, the process group killed. */
+export async function shutdownConnection(conn: Connection): Promise<void> {
+  conn.dead = true;
+  if (!conn.shutDown) {
+    conn.shutDown = true;
+    conn.ownExit = conn.process?.exit;
+  }
+  if (conn.http?.sessionId) {
+    await Promise.race([
+      conn.http.terminateSession().catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+    ]);
+  }
+  await conn.client.close().catch(() => {});
+  // client.close() closes the transport, but not when connect() never got that far.
+  await conn.transport.close().catch(() => {});
+}
+
+/**
+ * Why a server could not be started, for `connectMcpServer`'s rejection: the command or URL, the
+ * cause in words (a timeout, a missing command, the server's own exit, a failed listing), the
+ * last lines of its stderr, and what to check next. `opened` is the connection whose handshake
+ * finished (its listing failed), `last` the newest one started, whose process tells the story.
+ */
+export function startupError(
+  config: McpServerConfig,
+  error: unknown,
+  opened: Connection | undefined,
+  last: Connection | undefined,
+  startupMs: number,
+): Error {
+  const what =
+    'command' in config && config.command !== undefined
+      ? `${config.command}${config.args?.length ? ` ${config.args.join(' ')}` : ''}`
+      : String((config as McpHttpServerConfig).url);
+  const proc = last?.process;
+  // Only an exit of the server's own: one the bridge caused by shutting it down says nothing.
+  const exit = last?.shutDown ? last.ownExit : proc?.exit;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  let reason: string;
+  if (isTimeout(error)) {
+    reason = `did not finish starting within ${startupMs} ms (no answer to the MCP handshake or tools/list); raise "startupTimeoutMs" if it is just slow`;
+  } else if (code === 'ENOENT' || code === 'EACCES') {
+    reason = `could not be started: ${code === 'ENOENT' ? 'command not found' : 'permission denied'} (${asError(error).message})`;
+  } else if (exit) {
+    reason = `exited during startup (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`;
+  } else if (opened) {
+    reason = `started, but listing its tools failed: ${asError(error).message}`;
+  } else {
+    reason = `could not be started: ${asError(error).message}`;
+  }
+  const tail = proc?.stderrTail.trim();
+  const stderr = tail ? `\nLast lines of its stderr:\n${indent(tail)}` : '';
+  const next =
+    'command' in config && config.command !== undefined
+      ? 'Check the command, its arguments and environment, or run it by hand to see its full output.'
+      : 'Check that the server is running and that the URL and headers are right.';
+  return new Error(
+    `MCP server "${config.name}" (${what}) ${reason.replace(/\.$/, '')}.${stderr}\n${next}`,
+    { cause: error },
+  );
+}
