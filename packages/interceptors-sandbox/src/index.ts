@@ -1,0 +1,18 @@
+export {
+  DEFAULT_DENY_READ,
+  DEFAULT_DENY_WRITE,
+  DEFAULT_ENV_ALLOWLIST,
+} from './options';
+export type { PathViolation } from './policy';
+export { requireSandbox } from './require-sandbox';
+export { MAX_SYMLINKS, NAME_MAX, PATH_MAX, resolveLikeKernel } from './resolve-path';
+export { createSandboxRunner, findBwrap } from './runner';
+export { type SandboxViolationDetails, sandboxInterceptor } from './sandbox-interceptor';
+export type {
+  SandboxMaskScanOptions,
+  SandboxMode,
+  SandboxOptions,
+  SandboxRunner,
+  SandboxRunOptions,
+  SandboxRunResult,
+} from './types';

@@ -1,0 +1,130 @@
+import type { Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { type DenyMatcher, firstMatch, type PolicySnapshot } from './policy';
+import { isInside, resolveLikeKernel } from './resolve-path';
+
+/** What the runner hides or freezes inside the sandbox, as resolved host paths. */
+export interface Masks {
+  /** Denied-read directories: an empty read-only tmpfs is mounted over each. */
+  readonly hideDirs: readonly string[];
+  /** Denied-read files: `/dev/null` is bound read-only over each. */
+  readonly hideFiles: readonly string[];
+  /** Denied-write paths inside writable places: re-bound read-only onto themselves. */
+  readonly freeze: readonly string[];
+}
+
+/** Thrown when the deny-list scan would visit more entries than allowed. */
+export class MaskScanLimitError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly limit: number,
+  ) {
+    super(`the deny-list scan of "${dir}" visited more than ${limit} entries`);
+    this.name = 'MaskScanLimitError';
+  }
+}
+
+const kindOf = async (path: string): Promise<'dir' | 'file' | undefined> => {
+  try {
+    const st = await lstat(path);
+    return st.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Finds the existing files and directories that the deny lists name, so that the runner can mask
+ * them. A glob whose literal prefix is a whole path (`~/.netrc`) or ends in `/**` (`~/.ssh/**`)
+ * masks that path; any other glob is matched by walking from its prefix, or for a leading `**`
+ * from the cwd and the writable roots, down to `maskScan.depth` levels (never into
+ * `maskScan.skip` names, never through symlinked directories). A symbolic link met on the walk is
+ * resolved and its target masked when the link's name or its target matches. `where.visible` says
+ * which host paths the sandbox shows at all (not its fresh /proc, /dev or /tmp), `where.writable`
+ * where writes are possible (frozen paths elsewhere would be redundant).
+ */
+export async function findMasks(
+  policy: PolicySnapshot,
+  runCwd: string,
+  where: { visible: (path: string) => boolean; writable: (path: string) => boolean },
+): Promise<Masks> {
+  const { config } = policy;
+  const hidden = new Map<string, 'dir' | 'file'>();
+  const frozen = new Set<string>();
+  const add = async (path: string, list: 'read' | 'write', kind?: 'dir' | 'file') => {
+    const real = await resolveLikeKernel(path, '/');
+    if (!where.visible(real)) return;
+    const k = kind ?? (await kindOf(real));
+    if (k === undefined) return;
+    if (list === 'read') hidden.set(real, k);
+    else if (where.writable(real)) frozen.add(real);
+  };
+  const scanBases = [...new Set([runCwd, policy.cwd, ...policy.roots.map(([, real]) => real)])];
+  let visited = 0;
+
+  const scan = async (list: 'read' | 'write', matchers: readonly DenyMatcher[]) => {
+    const walkers: Promise<void>[] = [];
+    const wide: DenyMatcher[] = [];
+    for (const m of matchers) {
+      const { prefix, rest } = m.glob;
+      if (rest.length === 0 || (rest.length === 1 && rest[0] === '**')) {
+        for (const p of m.prefixes) walkers.push(add(p, list));
+      } else if (prefix === '') {
+        wide.push(m);
+      } else {
+        for (const p of m.prefixes) if (where.visible(p)) walkers.push(walk(p, 0, [m], list));
+      }
+    }
+    if (wide.length > 0) for (const base of scanBases) walkers.push(walk(base, 0, wide, list));
+    await Promise.all(walkers);
+  };
+
+  const walk = async (
+    dir: string,
+    depth: number,
+    matchers: readonly DenyMatcher[],
+    list: 'read' | 'write',
+  ): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    visited += entries.length;
+    if (visited > config.scanMaxEntries) throw new MaskScanLimitError(dir, config.scanMaxEntries);
+    const below: Promise<void>[] = [];
+    for (const entry of entries) {
+      const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
+      if (entry.isSymbolicLink()) {
+        const target = await resolveLikeKernel(path, '/').catch(() => undefined);
+        if (target !== undefined && firstMatch(matchers, [path, target])) {
+          below.push(add(target, list));
+        }
+        continue;
+      }
+      const kind = entry.isDirectory() ? 'dir' : 'file';
+      if (firstMatch(matchers, [path])) {
+        below.push(add(path, list, kind));
+        continue;
+      }
+      if (kind === 'dir' && depth < config.scanDepth && !config.scanSkip.has(entry.name)) {
+        below.push(walk(path, depth + 1, matchers, list));
+      }
+    }
+    await Promise.all(below);
+  };
+
+  await scan('read', policy.denyRead);
+  await scan('write', policy.denyWrite);
+  const hideDirs: string[] = [];
+  const hideFiles: string[] = [];
+  for (const [path, kind] of hidden) (kind === 'dir' ? hideDirs : hideFiles).push(path);
+  // A path hidden for reading needs no freezing; one inside a hidden directory needs neither.
+  const underHidden = (p: string) => hideDirs.some((d) => isInside(p, d) && p !== d);
+  return {
+    hideDirs: hideDirs.filter((d) => !underHidden(d)).sort(),
+    hideFiles: hideFiles.filter((f) => !underHidden(f)).sort(),
+    freeze: [...frozen].filter((p) => !hidden.has(p) && !underHidden(p)).sort(),
+  };
+}

@@ -1,0 +1,111 @@
+import { compileGlob, type ParsedGlob } from './glob';
+import type { SandboxConfig } from './options';
+import { isInside, lexicalAbsolute, resolveLikeKernel } from './resolve-path';
+
+/** One deny glob, matchable against both the path as written and its resolved target. */
+export interface DenyMatcher {
+  readonly glob: ParsedGlob;
+  /** The literal prefix as written and realpath'ed (the same string when no link is involved). */
+  readonly prefixes: readonly string[];
+  /** One RegExp per prefix. */
+  readonly patterns: readonly RegExp[];
+}
+
+/**
+ * The sandbox's rules with every path resolved now: the cwd, the writable roots and each deny
+ * glob's literal prefix realpath'ed, so that a symlinked home or root cannot hide a match. Taken
+ * afresh for each call, because links on disk change between calls.
+ */
+export interface PolicySnapshot {
+  readonly config: SandboxConfig;
+  /** The configured cwd, resolved. */
+  readonly cwd: string;
+  /** Writable roots as configured and resolved: `[given, real]` pairs. */
+  readonly roots: readonly (readonly [string, string])[];
+  readonly denyRead: readonly DenyMatcher[];
+  readonly denyWrite: readonly DenyMatcher[];
+}
+
+const regexCache = new Map<string, RegExp>();
+const compileCached = (prefix: string, rest: readonly string[]): RegExp => {
+  const key = `${prefix}\0${rest.join('\0')}`;
+  let re = regexCache.get(key);
+  if (re === undefined) {
+    re = compileGlob(prefix, rest);
+    // Bounded: keys are the configured globs times the places their prefixes resolve to.
+    if (regexCache.size > 4096) regexCache.clear();
+    regexCache.set(key, re);
+  }
+  return re;
+};
+
+async function matcher(glob: ParsedGlob): Promise<DenyMatcher> {
+  const prefixes = [glob.prefix];
+  if (glob.prefix !== '' && glob.prefix !== '/') {
+    const real = await resolveLikeKernel(glob.prefix, '/');
+    if (real !== glob.prefix) prefixes.push(real);
+  }
+  return { glob, prefixes, patterns: prefixes.map((p) => compileCached(p, glob.rest)) };
+}
+
+/** Resolves the configured paths of a sandbox now (see {@link PolicySnapshot}). */
+export async function snapshotPolicy(config: SandboxConfig): Promise<PolicySnapshot> {
+  const [cwd, roots, denyRead, denyWrite] = await Promise.all([
+    resolveLikeKernel(config.cwd, '/'),
+    Promise.all(config.roots.map(async (r) => [r, await resolveLikeKernel(r, '/')] as const)),
+    Promise.all(config.denyRead.map(matcher)),
+    Promise.all(config.denyWrite.map(matcher)),
+  ]);
+  return { config, cwd, roots, denyRead, denyWrite };
+}
+
+/** The first deny glob that matches any of `paths`. */
+export function firstMatch(
+  matchers: readonly DenyMatcher[],
+  paths: readonly string[],
+): DenyMatcher | undefined {
+  return matchers.find((m) => m.patterns.some((re) => paths.some((p) => re.test(p))));
+}
+
+/** A path argument that the sandbox refuses, with everything a person needs to see why. */
+export interface PathViolation {
+  /** The argument, as a dotted path (`edits.0.file`). */
+  readonly arg: string;
+  readonly access: 'read' | 'write';
+  /** The path as the call gave it. */
+  readonly path: string;
+  /** Where the kernel would take it (symlinks followed), when it could be resolved. */
+  readonly resolved?: string;
+  /** Which rule refused it: a mode, a deny glob, or a shape rule. */
+  readonly rule: string;
+}
+
+/**
+ * Checks one path for `access`. `given` is what the call said, `resolved` where the kernel would
+ * take it; deny globs are matched against both (and the home-expanded reading of a leading `~/`,
+ * which the kernel does not expand but a tool might), so neither an innocent name for a secret
+ * nor a secret's name for an innocent file slips through.
+ */
+export function checkAccess(
+  policy: PolicySnapshot,
+  access: 'read' | 'write',
+  given: string,
+  resolved: readonly string[],
+): string | undefined {
+  const { config } = policy;
+  const lexical = [lexicalAbsolute(given, config.cwd), ...resolved];
+  const read = firstMatch(policy.denyRead, lexical);
+  if (read) return `denyRead "${read.glob.source}"`;
+  if (access === 'read') return undefined;
+  if (config.mode === 'read-only') return 'mode "read-only" permits no writes';
+  const write = firstMatch(policy.denyWrite, lexical);
+  if (write) return `denyWrite "${write.glob.source}"`;
+  if (config.mode === 'workspace-write') {
+    const outside = resolved.find((r) => !policy.roots.some(([, real]) => isInside(r, real)));
+    if (outside !== undefined) {
+      const roots = policy.roots.map(([, real]) => real).join('", "');
+      return `mode "workspace-write" permits writes only inside the roots ("${roots}")`;
+    }
+  }
+  return undefined;
+}
