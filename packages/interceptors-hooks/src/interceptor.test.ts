@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   bashHook,
   decisionJson,
+  eventually,
   isAlive,
   makeTempDir,
   nodeHook,
@@ -578,7 +579,7 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     expect(runs[0]).toMatchObject({ status: 'failed', exitCode: null, exitSignal: 'SIGKILL' });
     const childPid = Number((await readFile(pidFile, 'utf8')).trim());
     expect(childPid).toBeGreaterThan(0);
-    expect(isAlive(childPid)).toBe(false);
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
     expect(bodyCalls).toEqual([]);
   });
 
@@ -598,7 +599,7 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     expect(result.isError).toBe(false);
     expect(runs[0]).toMatchObject({ status: 'ok', decision: 'allow', exitCode: 0 });
     const childPid = Number((await readFile(pidFile, 'utf8')).trim());
-    expect(isAlive(childPid)).toBe(false);
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
   });
 
   it('aborting the call kills running hooks (their children too) and resolves ABORTED', async () => {
@@ -615,7 +616,7 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     const result = await pending;
     expect(result.error?.code).toBe('ABORTED');
     expect(runs[0]?.status).toBe('aborted');
-    expect(isAlive(childPid)).toBe(false);
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
     expect(bodyCalls).toEqual([]);
   });
 
