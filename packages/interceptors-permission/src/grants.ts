@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { GrantStore, PermissionGrant } from './types';
+
+/** A grant store whose data cannot be read; it is never emptied or overwritten. */
+export class GrantStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GrantStoreError';
+  }
+}
+
+/** Keeps grants in memory (the default store): they last as long as the process. */
+export function createMemoryGrantStore(initial: readonly PermissionGrant[] = []): GrantStore {
+  let grants = [...initial];
+  return {
+    load: async () => [...grants],
+    save: async (next) => {
+      grants = [...next];
+    },
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Checks one stored grant's shape; returns what is wrong, or undefined. */
+export function grantProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'is not an object';
+  if (typeof value.id !== 'string' || value.id === '') return 'has no string "id"';
+  if (typeof value.rule !== 'string' || value.rule === '') return 'has no string "rule"';
+  if (value.expiresAt !== undefined && !isFiniteNumber(value.expiresAt))
+    return 'has a non-numeric "expiresAt"';
+  if (
+    value.usesLeft !== undefined &&
+    !(Number.isInteger(value.usesLeft) && (value.usesLeft as number) >= 0)
+  ) {
+    return 'has a "usesLeft" that is not a whole number >= 0';
+  }
+  const origin = value.origin;
+  if (!isObject(origin) || typeof origin.by !== 'string' || !isFiniteNumber(origin.at)) {
+    return 'has no "origin" with "by" (string) and "at" (number)';
+  }
+  return undefined;
+}
+
+/**
+ * Persists grants in a JSON file (`{ "version": 1, "grants": [...] }`). Writes are atomic (a temp
+ * file in the same directory, flushed, then renamed over the old one), so a crash leaves the old
+ * file or the new one, never half of one. A file that cannot be read as grants is reported with
+ * its path and never emptied or overwritten: every later save fails too, until a person fixes or
+ * removes it.
+ */
+export function createJsonFileGrantStore(file: string): GrantStore {
+  let corrupt: GrantStoreError | undefined;
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw new GrantStoreError(
+          `Grant store ${file} cannot be read: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch (error) {
+        corrupt = new GrantStoreError(
+          `Grant store ${file} is not valid JSON (${(error as Error).message}). It was left as it is; fix or remove it to keep grants.`,
+          { cause: error },
+        );
+        throw corrupt;
+      }
+      const grants = isObject(data) ? data.grants : undefined;
+      if (!Array.isArray(grants)) {
+        corrupt = new GrantStoreError(
+          `Grant store ${file} has no "grants" array. It was left as it is; fix or remove it to keep grants.`,
+        );
+        throw corrupt;
+      }
+      for (const [i, grant] of grants.entries()) {
+        const problem = grantProblem(grant);
+        if (problem) {
+          corrupt = new GrantStoreError(
+            `Grant store ${file}: grants[${i}] ${problem}. It was left as it is; fix or remove it to keep grants.`,
+          );
+          throw corrupt;
+        }
+      }
+      corrupt = undefined;
+      return grants as PermissionGrant[];
+    },
+    async save(grants) {
+      if (corrupt)
+        throw new GrantStoreError(`${corrupt.message} (not saving over it)`, { cause: corrupt });
+      await mkdir(dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+      const handle = await open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify({ version: 1, grants }, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      try {
+        await rename(temp, file);
+      } catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+export { CLAUDE_CODE_TOOL_HINTS, exampleExecution } from './examples';
+export { createJsonFileGrantStore, createMemoryGrantStore, GrantStoreError } from './grants';
+export { permissionInterceptor } from './interceptor';
+export { PermissionRuleError } from './rules';
+export {
+  type ClaudeSettings,
+  type ClaudeSettingsFile,
+  type ClaudeSettingsOptions,
+  loadClaudeSettings,
+} from './settings';
+export { loadShellParser } from './shell-parser';
+export {
+  type DecidedBy,
+  type GrantOrigin,
+  type GrantStore,
+  PERMISSION_MODES,
+  type PermissionDecision,
+  type PermissionExample,
+  type PermissionExamples,
+  type PermissionGrant,
+  type PermissionInterceptor,
+  type PermissionMode,
+  type PermissionOptions,
+  type PermissionRuleSet,
+  type PermissionRules,
+  type RuleBehavior,
+  type RuleOrigin,
+  type TrailEntry,
+} from './types';

@@ -1,0 +1,176 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, posix, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
+
+/** Where an argument path really leads, and where it seems to lead. */
+export interface ResolvedPath {
+  /** `path.resolve` of the argument: `..` folded textually, symlinks not followed. */
+  readonly lexical: string;
+  /** As the kernel walks it: each existing component's symlinks followed, `..` taken after them. */
+  readonly real: string;
+}
+
+/** `~` and `~/x` to the home directory; other paths unchanged. */
+export const expandHome = (path: string, home: string): string =>
+  path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+
+const realOrNull = (path: string): string | null => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Resolves a path as the kernel would: relative to `cwd`, walking components in order so that
+ * `link/..` leaves the symlink's target (not the link's directory), and for a path that does not
+ * exist, resolving the deepest existing ancestor and re-appending the rest.
+ */
+export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
+  const expanded = expandHome(path, home);
+  const lexical = resolve(cwd, expanded);
+  const start = isAbsolute(expanded) ? '/' : cwd;
+  // Fast path: realpath(3) walks the unfolded string exactly as the kernel does.
+  const whole = realOrNull(isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`);
+  if (whole !== null) return { lexical, real: whole };
+  let current = realOrNull(start) ?? resolve(start);
+  let exists = true;
+  for (const part of expanded.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = posix.dirname(current);
+      continue;
+    }
+    const next = current === '/' ? `/${part}` : `${current}/${part}`;
+    if (exists) {
+      const real = realOrNull(next);
+      if (real !== null) {
+        current = real;
+        continue;
+      }
+      exists = false;
+    }
+    current = next;
+  }
+  return { lexical, real: current };
+}
+
+/** Whether `path` is `dir` or inside it. */
+export const isInside = (path: string, dir: string): boolean =>
+  path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+
+const GLOB_CHARS = /[*?[\]{}!]/;
+
+/** A path rule's pattern, made absolute and ready to match. */
+export interface PathPattern {
+  /** The absolute glob as written (home, root and settings directory substituted). */
+  readonly glob: string;
+  readonly segments: readonly string[];
+  readonly test: (path: string) => boolean;
+}
+
+const compile = (glob: string): PathPattern => {
+  const matcher = picomatch(glob, { dot: true });
+  return {
+    glob,
+    segments: glob.split('/').filter((s) => s !== ''),
+    // A rule on a directory covers what is inside it, as a gitignore entry does.
+    test: (path: string) => {
+      for (let p = path; ; p = posix.dirname(p)) {
+        if (matcher(p)) return true;
+        if (p === '/') return false;
+      }
+    },
+  };
+};
+
+/** The literal directory part of an absolute glob, with symlinks resolved. */
+export const realPrefix = (glob: string, home: string): string => {
+  const segments = glob.split('/');
+  const literal: string[] = [];
+  const rest: string[] = [];
+  for (const s of segments) {
+    if (rest.length > 0 || GLOB_CHARS.test(s)) rest.push(s);
+    else literal.push(s);
+  }
+  const dir = literal.join('/') || '/';
+  const real = resolveLikeKernel(dir, '/', home).real;
+  return rest.length === 0 ? real : `${real === '/' ? '' : real}/${rest.join('/')}`;
+};
+
+/**
+ * Compiles a `Read(...)` / `Edit(...)` specifier (gitignore style, Claude Code's prefixes) into one
+ * or two patterns: as written, and with its literal directory's symlinks resolved, so that a rule
+ * under a symlinked directory still matches the real paths the kernel reaches.
+ *
+ * | written | resolves against |
+ * |---|---|
+ * | `//abs/x` | the filesystem root |
+ * | `~/x` | the home directory |
+ * | `/x` | the directory of the settings file (or `root` for rules from options) |
+ * | `./x`, `x/y` | `root` (the project, or `cwd`) |
+ * | `x` (no slash) | any depth under `root` |
+ */
+export function compilePathSpec(
+  spec: string,
+  root: string,
+  settingsDir: string,
+  home: string,
+): PathPattern[] {
+  let glob: string;
+  let body = spec;
+  const directory = body.length > 1 && body.endsWith('/');
+  if (directory) body = body.slice(0, -1);
+  if (body.startsWith('//')) glob = posix.normalize(body.slice(1));
+  else if (body === '~' || body.startsWith('~/')) glob = posix.join(home, body.slice(1));
+  else if (body.startsWith('/')) glob = posix.join(settingsDir, body);
+  else if (body.startsWith('./') || body === '.') glob = posix.join(root, body);
+  else if (body.includes('/')) glob = posix.join(root, body);
+  else glob = posix.join(root, '**', body);
+  if (directory) glob = `${glob}/**`;
+  const real = realPrefix(glob, home);
+  return real === glob ? [compile(glob)] : [compile(glob), compile(real)];
+}
+
+const segmentsMatch = (a: string, b: string): boolean => {
+  const aGlob = GLOB_CHARS.test(a);
+  const bGlob = GLOB_CHARS.test(b);
+  if (!aGlob && !bGlob) return a === b;
+  if (aGlob && bGlob) return true;
+  return aGlob ? picomatch.isMatch(b, a, { dot: true }) : picomatch.isMatch(a, b, { dot: true });
+};
+
+/**
+ * Whether some path matched by the glob `operand` (a shell glob argument, made absolute) could be
+ * matched by `rule` (or lie inside what it matches). Over-approximates: two wildcard segments
+ * always may meet, and `*` may match dotfiles (the shell's `dotglob` could be on).
+ */
+export function globsMayIntersect(operand: readonly string[], rule: readonly string[]): boolean {
+  const memo = new Map<number, boolean>();
+  const go = (i: number, j: number): boolean => {
+    if (j === rule.length) return true;
+    if (i === operand.length) return rule.slice(j).every((s) => s === '**');
+    const key = i * 4096 + j;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const a = operand[i] as string;
+    const b = rule[j] as string;
+    let result: boolean;
+    if (a === '**') result = go(i + 1, j) || go(i, j + 1) || go(i + 1, j + 1);
+    else if (b === '**') result = go(i, j + 1) || go(i + 1, j);
+    else result = segmentsMatch(a, b) && go(i + 1, j + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return go(0, 0);
+}
+
+/** A shell glob operand (`src/*.ts`, `~/.ssh/*`) as absolute segments, its directory resolved. */
+export function operandGlobSegments(value: string, cwd: string, home: string): string[] {
+  const expanded = expandHome(value, home);
+  const absolute = isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`;
+  return realPrefix(posix.normalize(absolute), home)
+    .split('/')
+    .filter((s) => s !== '');
+}

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Language, Parser } from 'web-tree-sitter';
+
+/** A syntax node copied out of the parser into plain JavaScript (cheap to walk). */
+export interface ShellNode {
+  readonly type: string;
+  /** The field this node fills in its parent (`name`, `argument`, `redirect`, ...). */
+  readonly field: string | null;
+  readonly named: boolean;
+  readonly missing: boolean;
+  readonly start: number;
+  readonly end: number;
+  readonly children: ShellNode[];
+}
+
+/** A parsed command line: its source and root node, or why it could not be parsed. */
+export type ParsedShell =
+  | { readonly source: string; readonly root: ShellNode }
+  | { readonly error: string };
+
+let loading: Promise<Parser> | undefined;
+let parser: Parser | undefined;
+
+/**
+ * Loads tree-sitter and its bash grammar (wasm) once per process. Async because WebAssembly
+ * compiles asynchronously; after it resolves, parsing is synchronous.
+ */
+export function loadShellParser(): Promise<void> {
+  loading ??= (async () => {
+    await Parser.init();
+    const require = createRequire(import.meta.url);
+    const wasm = await readFile(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const language = await Language.load(new Uint8Array(wasm));
+    const p = new Parser();
+    p.setLanguage(language);
+    parser = p;
+    return p;
+  })();
+  // A failed load may be retried by the next caller.
+  loading.catch(() => {
+    loading = undefined;
+  });
+  return loading.then(() => undefined);
+}
+
+/** Whether {@link loadShellParser} has finished. */
+export const shellParserLoaded = (): boolean => parser !== undefined;
+
+/** The longest command line parsed; longer ones are not understood (never allowed). */
+export const MAX_COMMAND_LENGTH = 65_536;
+
+/** Parses a command line into plain nodes. Requires {@link loadShellParser} to have resolved. */
+export function parseShell(source: string): ParsedShell {
+  if (parser === undefined) return { error: 'the shell parser is not loaded' };
+  if (source.length > MAX_COMMAND_LENGTH) {
+    return { error: `the command is longer than ${MAX_COMMAND_LENGTH} characters` };
+  }
+  const tree = parser.parse(source);
+  if (tree === null) return { error: 'the shell parser gave up on the command' };
+  try {
+    const cursor = tree.walk();
+    try {
+      const copy = (): ShellNode => {
+        const node: ShellNode = {
+          type: cursor.nodeType,
+          field: cursor.currentFieldName,
+          named: cursor.nodeIsNamed,
+          missing: cursor.nodeIsMissing,
+          start: cursor.startIndex,
+          end: cursor.endIndex,
+          children: [],
+        };
+        if (cursor.gotoFirstChild()) {
+          do node.children.push(copy());
+          while (cursor.gotoNextSibling());
+          cursor.gotoParent();
+        }
+        return node;
+      };
+      return { source, root: copy() };
+    } catch (error) {
+      // Nesting deeper than the JavaScript stack: not understood, so never allowed.
+      if (error instanceof RangeError) return { error: 'the command is nested too deeply to read' };
+      throw error;
+    } finally {
+      cursor.delete();
+    }
+  } finally {
+    tree.delete();
+  }
+}

@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InterceptedExecution, ToolHints, ToolSource } from '@dsh-tools/protocol';
+
+/** A call of a tool with the given hints, as the registry hands it to interceptors. */
+export function call(
+  name: string,
+  args: Record<string, unknown>,
+  hints: ToolHints = {},
+  source: ToolSource = { kind: 'local' },
+): InterceptedExecution {
+  return {
+    callId: `call-${name}`,
+    name,
+    arguments: args,
+    tool: { name, description: name, parameters: { type: 'object' }, hints, source },
+  };
+}
+
+export const BASH_HINTS: ToolHints = { command: 'command' };
+export const READ_HINTS: ToolHints = {
+  readOnly: true,
+  paths: [{ arg: 'file_path', access: 'read' }],
+};
+export const EDIT_HINTS: ToolHints = { paths: [{ arg: 'file_path', access: 'write' }] };
+
+/** A shell call (`Bash` with `command`). */
+export const bash = (command: string): InterceptedExecution =>
+  call('Bash', { command }, BASH_HINTS);
+/** A read call (`Read` with `file_path`). */
+export const read = (file: string): InterceptedExecution =>
+  call('Read', { file_path: file }, READ_HINTS);
+/** An edit call (`Edit` with `file_path`). */
+export const edit = (file: string): InterceptedExecution =>
+  call('Edit', { file_path: file }, EDIT_HINTS);
+
+/**
+ * A real project in a temp dir: `.env`, `secrets/key`, `src/a.ts`, symlinks `src/env-link` →
+ * `.env` and `escape` → the parent directory, a home with `.ssh/id_rsa`.
+ */
+export function makeProject(): { root: string; home: string } {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'perm-')));
+  const root = join(base, 'project');
+  const home = join(base, 'home');
+  mkdirSync(join(root, 'src', 'sub'), { recursive: true });
+  mkdirSync(join(root, 'secrets'), { recursive: true });
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(root, '.env'), 'TOKEN=1\n');
+  writeFileSync(join(root, 'secrets', 'key'), 'k\n');
+  writeFileSync(join(root, 'src', 'a.ts'), 'export {};\n');
+  writeFileSync(join(root, 'README.md'), '# x\n');
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'key\n');
+  symlinkSync(join(root, '.env'), join(root, 'src', 'env-link'));
+  symlinkSync(join(root, 'secrets'), join(root, 'src', 'secrets-link'));
+  symlinkSync(base, join(root, 'escape'));
+  return { root, home };
+}
