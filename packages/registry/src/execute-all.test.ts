@@ -1,8 +1,8 @@
 import { type ToolDefinition, type ToolExecution, textContent } from '@dsh-tools/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { call, deferred, readFile } from '../test/helpers';
 import { createToolRegistry } from './index';
-import { call, deferred, readFile } from './test-helpers';
 
 /**
  * Tools that log when they start and end and finish only when the test lets them (or after a

@@ -7,8 +7,8 @@ import {
 } from '@dsh-tools/protocol';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { call, deferred, expectFailure, quiet, readFile } from '../test/helpers';
 import { createToolRegistry } from './index';
-import { call, deferred, expectFailure, quiet, readFile } from './test-helpers';
 
 const echo = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
   name: 'echo',

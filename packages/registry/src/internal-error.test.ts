@@ -1,7 +1,7 @@
 import type { ToolExecutionResult } from '@dsh-tools/protocol';
 import { expect, it, vi } from 'vitest';
+import { call, readFile } from '../test/helpers';
 import { createToolRegistry } from './index';
-import { call, readFile } from './test-helpers';
 
 // A mock, because nothing real can make the registry fail internally any more (every hostile
 // input is contained where it is read): this injects a fault into the unknown-tool suggestions

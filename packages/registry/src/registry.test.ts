@@ -8,8 +8,8 @@ import {
   textContent,
 } from '@dsh-tools/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { call, expectFailure, quiet, readFile } from '../test/helpers';
 import { createToolRegistry, TOOL_NAME } from './index';
-import { call, expectFailure, quiet, readFile } from './test-helpers';
 
 describe('register', () => {
   it('registers, gets, lists and disposes a raw JSON-Schema tool', async () => {

@@ -1,7 +1,7 @@
 import { textContent } from '@dsh-tools/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { call, deferred, expectFailure, quiet, readFile } from '../test/helpers';
 import { createToolRegistry } from './index';
-import { call, deferred, expectFailure, quiet, readFile } from './test-helpers';
 
 describe('timeouts', () => {
   it('aborts the body signal and resolves TIMEOUT after the grace even if the body ignores it', async () => {

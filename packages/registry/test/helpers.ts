@@ -1,4 +1,4 @@
-// Shared by the registry's tests; not part of the package (only src/index.ts is built).
+// Shared by the registry's tests; not part of the package (tsconfig.build.json builds src only).
 import {
   type ToolDefinition,
   type ToolExecution,
@@ -6,7 +6,7 @@ import {
   textContent,
 } from '@dsh-tools/protocol';
 import { expect } from 'vitest';
-import type { RegistryErrorInfo } from './index';
+import type { RegistryErrorInfo } from '../src/index';
 
 /** A raw JSON-Schema definition, as an MCP server would send it. */
 export const readFile = (overrides: Partial<ToolDefinition> = {}): ToolDefinition => ({
