@@ -15,6 +15,7 @@ import {
 import { createEmitter, createWaterfall, WaterfallError } from '@dsh-tools/waterfall';
 import { type Entry, readDefinition, timeLimitProblem } from './definition';
 import { isRecord, kindOf, messageOf, quote } from './describe';
+import { type Extensions, readExtensions } from './extensions';
 import { copyJson, freezePlain, type Violation } from './json-check';
 import { asToolError, copyResult, resultFromOutput } from './output';
 import { closestNames } from './suggest';
@@ -152,27 +153,43 @@ const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {
  * that spreads `exec` keeps its signal. Not frozen: the object is the body's alone (its arguments
  * and tool view are frozen), and freezing an object with an accessor costs a third of its making.
  */
-const bodyExecution = (exec: InterceptedExecution, signal: () => AbortSignal): BodyExecution =>
-  exec.agent === undefined
+const bodyExecution = (
+  exec: InterceptedExecution,
+  extensions: Extensions | undefined,
+  signal: () => AbortSignal,
+): BodyExecution =>
+  extensions !== undefined
     ? {
+        ...extensions,
         callId: exec.callId,
         name: exec.name,
         arguments: exec.arguments,
+        ...(exec.agent !== undefined && { agent: exec.agent }),
         tool: exec.tool,
         get signal() {
           return signal();
         },
       }
-    : {
-        callId: exec.callId,
-        name: exec.name,
-        arguments: exec.arguments,
-        agent: exec.agent,
-        tool: exec.tool,
-        get signal() {
-          return signal();
-        },
-      };
+    : exec.agent === undefined
+      ? {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        }
+      : {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          agent: exec.agent,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        };
 
 /** A thrown value as a result: a `ToolError` keeps its code, anything else is `TOOL_ERROR`. */
 const resultFromThrow = (tool: string, callId: string, error: unknown): ToolExecutionResult => {
@@ -236,6 +253,9 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   let schemaCache: readonly ToolSchema[] | undefined;
   const chain = createWaterfall<[InterceptedExecution], ToolExecutionResult>();
   const calls = new WeakMap<InterceptedExecution, CallState>();
+  // The extension fields of each execution that has any, as read once (never from the frozen
+  // execution again: it is the registry's own, but this keeps one reader).
+  const extensionsOf = new WeakMap<InterceptedExecution, Extensions>();
   let interceptorCount = 0;
 
   // Emitting is synchronous, so the call being reported is known while observers run.
@@ -375,6 +395,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let args: unknown;
     let agent: unknown;
     let signal: unknown;
+    let extensions: Extensions | string | undefined;
     try {
       if (!isRecord(raw)) {
         return fail(
@@ -405,6 +426,9 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       args = raw.arguments;
       agent = raw.agent;
       signal = raw.signal;
+      // The host's own extension fields pass through: a host is trusted (the model only produces
+      // arguments), and `ToolExecution` types them on the input.
+      extensions = readExtensions(raw);
     } catch (error) {
       return fail(
         known.exec,
@@ -432,6 +456,14 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         `execute(): the call's "agent" must be a string (got ${kindOf(agent)}).`,
       );
     }
+    if (typeof extensions === 'string') {
+      return fail(
+        seen,
+        Codes.INVALID_ARGS,
+        `execute(): the call ${quote(callId)}: ${extensions}. Pass the value itself.`,
+      );
+    }
+    const fields = extensions;
     if (signal !== undefined) {
       // Only a real AbortSignal (its brand checked by reading `aborted` once, here, through the
       // intrinsic getter): a look-alike's getters and methods could throw or lie at any later step.
@@ -487,6 +519,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     const settle = (checked: ToolExecutionResult | { value: unknown }): Prepared | Failed => {
       if (!('value' in checked)) return { failed: checked, exec: seen };
       const exec: InterceptedExecution = Object.freeze({
+        ...fields,
         callId: checkedCallId,
         name: toolName,
         arguments: checked.value as ToolArgs,
@@ -494,6 +527,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         ...(signal !== undefined && { signal: signal as AbortSignal }),
         tool: entry.view,
       });
+      if (fields !== undefined) extensionsOf.set(exec, fields);
       return { raw, entry, exec, signal: signal as AbortSignal | undefined };
     };
     const checked = validate(entry, callId, args);
@@ -522,7 +556,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       return settleBody(
         entry,
         exec,
-        bodyExecution(exec, () => {
+        bodyExecution(exec, extensionsOf.get(exec), () => {
           idle ??= new AbortController();
           return idle.signal;
         }),
@@ -603,7 +637,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         );
       }
 
-      const bodyExec = bodyExecution(exec, () => {
+      const bodyExec = bodyExecution(exec, extensionsOf.get(exec), () => {
         if (!controller) {
           controller = new AbortController();
           if (stopped) controller.abort(abortReason);
@@ -655,6 +689,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     let name: unknown;
     let args: unknown;
     let agent: unknown;
+    let extensions: Extensions | string | undefined;
     try {
       if (!isRecord(changed))
         throw new TypeError(`next() was given ${kindOf(changed)}, not an execution`);
@@ -662,6 +697,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       name = changed.name;
       args = changed.arguments;
       agent = changed.agent;
+      extensions = readExtensions(changed);
     } catch (error) {
       return misuse(
         state,
@@ -686,6 +722,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         `set "agent" to ${kindOf(agent)} in next(); it must be a string`,
       );
     }
+    if (typeof extensions === 'string') {
+      return misuse(state, exec, interceptor, `passed next() an execution whose ${extensions}`);
+    }
+    const fields = extensions;
     if (!isRecord(args)) {
       return invalidArgs(
         exec.callId,
@@ -706,6 +746,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     if (checked instanceof Promise) checked = await checked;
     if (!('value' in checked)) return checked;
     const next: InterceptedExecution = Object.freeze({
+      ...fields,
       callId: exec.callId,
       name: exec.name,
       arguments: checked.value as ToolArgs,
@@ -715,6 +756,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     });
     state.effective = checked.value;
     calls.set(next, state);
+    if (fields !== undefined) extensionsOf.set(next, fields);
     return next;
   };
 
