@@ -40,7 +40,8 @@ export async function runSuite(
   // GC pause or a neighbour's burst on this shared machine does not decide the ratio.
   const means: BenchMeans = {};
   for (let round = 0; round < (options.rounds ?? 3); round++) {
-    const bench = new Bench({ time: options.time ?? 300, warmupTime: 50 });
+    // `throws`: a task that fails must fail the run, never be timed as if it had worked.
+    const bench = new Bench({ time: options.time ?? 300, warmupTime: 50, throws: true });
     for (const task of tasks) bench.add(task.name, task.fn);
     await bench.run();
     for (const task of bench.tasks) {
@@ -59,19 +60,39 @@ export async function runSuite(
   }
   for (const target of options.targets ?? []) {
     const ratio = (means[target.task] ?? Number.NaN) / (means[target.against] ?? Number.NaN);
-    const verdict = ratio <= target.atMost ? 'met' : 'MISSED';
     console.log(
-      `target: ${target.task} / ${target.against} = ${ratio.toFixed(2)}x (at most ${target.atMost}x): ${verdict}`,
+      `target: ${target.task} / ${target.against} = ${ratio.toFixed(2)}x (at most ${target.atMost}x): ${verdict(ratio, target.atMost)}`,
     );
   }
   return means;
 }
 
+const UNRESOLVED = 'not resolved by this run';
+
+/**
+ * Whether a ratio of two times can be what was measured: a positive, finite number. A difference
+ * of two noisy means can come out negative, and a missing task gives NaN; such a ratio says
+ * nothing about the target, so it must never read as met.
+ */
+export function isResolved(ratio: number): boolean {
+  return Number.isFinite(ratio) && ratio > 0;
+}
+
+/** The verdict on a ratio with a target: met, MISSED, or not resolved when the ratio is impossible. */
+export function verdict(ratio: number, atMost: number): string {
+  if (!isResolved(ratio)) return UNRESOLVED;
+  return ratio <= atMost ? 'met' : 'MISSED';
+}
+
 /** Prints one derived ratio (say, per-listener cost of two engines) with its target. */
 export function reportRatio(label: string, ratio: number, atMost?: number): void {
-  const verdict =
-    atMost === undefined ? '' : ` (at most ${atMost}x): ${ratio <= atMost ? 'met' : 'MISSED'}`;
-  console.log(`ratio: ${label} = ${ratio.toFixed(2)}x${verdict}`);
+  const suffix =
+    atMost !== undefined
+      ? ` (at most ${atMost}x): ${verdict(ratio, atMost)}`
+      : isResolved(ratio)
+        ? ''
+        : `: ${UNRESOLVED}`;
+  console.log(`ratio: ${label} = ${ratio.toFixed(2)}x${suffix}`);
 }
 
 /** Nanoseconds in the most readable unit. */
