@@ -71,7 +71,10 @@ function applyOnce(
   }
   for (const name of desired.keys()) if (!current.has(name)) added.push(name);
   if (removed.length + changed.size + added.length === 0) {
-    return { current: new Map(current), change: undefined };
+    // Nothing to register, but the listing's order is the one `handle.tools` promises.
+    const reordered = new Map<string, ToolRecord>();
+    for (const name of desired.keys()) reordered.set(name, current.get(name) as ToolRecord);
+    return { current: reordered, change: undefined };
   }
 
   const undo: (() => void)[] = [];

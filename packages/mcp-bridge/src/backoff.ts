@@ -56,6 +56,8 @@ export async function settledWithin(
   ms: number,
   signal: AbortSignal,
 ): Promise<void> {
+  // An abort event never fires for a signal that has already aborted.
+  if (signal.aborted) return;
   let timer: NodeJS.Timeout | undefined;
   const bound = new AbortController();
   const stop = () => bound.abort();

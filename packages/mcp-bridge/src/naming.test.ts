@@ -98,6 +98,64 @@ describe('mcpToolName', () => {
     expect(mcpToolName('', '')).toMatch(TOOL_NAME_PATTERN);
   });
 
+  it('keeps a plain name of 63 or exactly 64 characters, and normalizes one of 65', () => {
+    // Server and tool parts of every split that adds up to 63, 64 or 65 characters in all.
+    const atTheLimit = fc
+      .constantFrom(63, 64, 65)
+      .chain((total) =>
+        fc
+          .integer({ min: 1, max: total - 'mcp____'.length - 1 })
+          .chain((serverLength) =>
+            fc.tuple(
+              fc.constant(total),
+              fc.stringMatching(new RegExp(`^[A-Za-z0-9-]{${serverLength}}$`)),
+              fc.stringMatching(
+                new RegExp(`^[A-Za-z0-9-][A-Za-z0-9_-]{${total - 7 - serverLength - 1}}$`),
+              ),
+            ),
+          ),
+      );
+    fc.assert(
+      fc.property(atTheLimit, ([total, server, tool]) => {
+        const plain = `mcp__${server}__${tool}`;
+        expect(plain).toHaveLength(total);
+        const name = mcpToolName(server, tool);
+        if (total <= 64) {
+          expect(name).toBe(plain);
+          expect(parseMcpToolName(name)).toEqual({ server, tool });
+        } else {
+          expect(name).not.toBe(plain);
+          expect(name).toMatch(/^mcp__[A-Za-z0-9-_]+___[A-Za-z0-9_-]*_[0-9a-f]{10}$/);
+          expect(name.length).toBeLessThanOrEqual(64);
+          expect(parseMcpToolName(plain)).toBeUndefined();
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // The exact split a person would try first.
+    const server = 's'.repeat(20);
+    const tool = 't'.repeat(64 - 'mcp____'.length - 20);
+    expect(mcpToolName(server, tool)).toBe(`mcp__${server}__${tool}`);
+    expect(mcpToolName(server, `${tool}t`)).toMatch(/^mcp__s{20}___t+_[0-9a-f]{10}$/);
+  });
+
+  it('uses every character of room: a long normalized name is exactly 64, its server part 20', () => {
+    const long = fc.string({ minLength: 1, maxLength: 10 }).map((s) => `${'q'.repeat(64)}.${s}`);
+    fc.assert(
+      fc.property(long, long, (server, tool) => {
+        const name = mcpToolName(server, tool);
+        expect(name).toHaveLength(64);
+        expect(name).toMatch(/^mcp__q{20}___q{25}_[0-9a-f]{10}$/);
+      }),
+    );
+  });
+
+  it('holds TOOL_NAME_PATTERN to 1 to 64 characters', () => {
+    expect(TOOL_NAME_PATTERN.test('a'.repeat(64))).toBe(true);
+    expect(TOOL_NAME_PATTERN.test('a'.repeat(65))).toBe(false);
+    expect(TOOL_NAME_PATTERN.test('')).toBe(false);
+  });
+
   it('copes with huge and non-string input', () => {
     const huge = mcpToolName('s'.repeat(1_000_000), '\u0000'.repeat(1_000_000));
     expect(huge).toMatch(TOOL_NAME_PATTERN);
