@@ -1,0 +1,203 @@
+import {
+  connectMcpServer,
+  type McpServerConfig,
+  type McpServerHandle,
+} from '@dsh-tools/mcp-bridge';
+import type { Approver } from '@dsh-tools/protocol';
+import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
+import type { LoadedConfig, McpServerEntry } from './config';
+import { resolveFromConfig } from './config';
+import { createExampleTools } from './example-tools';
+import {
+  POLICY_ORDER,
+  type PolicyFactories,
+  PolicyUnavailableError,
+  TrailRecorder,
+} from './policies';
+
+/** How the connection of one configured server is going, for a progress line. */
+export type ServerProgressEvent =
+  | { readonly server: string; readonly phase: 'connecting' }
+  | {
+      readonly server: string;
+      readonly phase: 'connected';
+      readonly tools: number;
+      readonly ms: number;
+    }
+  | {
+      readonly server: string;
+      readonly phase: 'failed';
+      readonly error: Error;
+      readonly ms: number;
+    };
+
+/** A configured server that could not be connected. */
+export interface ServerFailure {
+  readonly server: string;
+  readonly error: Error;
+}
+
+/** Options of {@link buildGateway}. */
+export interface BuildGatewayOptions {
+  /** Interceptor factories for the `hooks`, `sandbox` and `permissions` sections. */
+  readonly policies?: PolicyFactories;
+  /** Who answers `ask` decisions of the policies. */
+  readonly approver?: Approver;
+  /** Follows each server's connection (the CLI prints a progress line on stderr). */
+  readonly onServer?: (event: ServerProgressEvent) => void;
+  /** Problems contained by the registry and the bridges (default: dropped). */
+  readonly onError?: (error: unknown) => void;
+  /** Records a decision trail for calls begun with `gateway.trails.begin(callId)`. */
+  readonly recordTrails?: boolean;
+  /** The registry's default body time limit, ms (default 0: none; bridged tools use their server's). */
+  readonly timeoutMs?: number;
+}
+
+/** A registry composed from a config: local tools, MCP servers and policies. */
+export interface Gateway {
+  readonly registry: ToolRegistry;
+  /** The connected servers, by config name. */
+  readonly servers: ReadonlyMap<string, McpServerHandle>;
+  /** The configured servers that failed to connect, with why. */
+  readonly failures: readonly ServerFailure[];
+  /** The policy layers installed, outermost first. */
+  readonly policies: readonly string[];
+  /** Decision trails of recorded calls (with `recordTrails`). */
+  readonly trails: TrailRecorder;
+  /** Closes every server (their processes end) and removes their tools. Idempotent. */
+  close(): Promise<void>;
+}
+
+function toBridgeConfig(
+  name: string,
+  entry: McpServerEntry,
+  loaded: LoadedConfig,
+  onError: (e: Error) => void,
+): McpServerConfig {
+  const common = {
+    name,
+    onError,
+    ...(entry.timeoutMs !== undefined ? { timeoutMs: entry.timeoutMs } : {}),
+    ...(entry.maxTotalTimeoutMs !== undefined
+      ? { maxTotalTimeoutMs: entry.maxTotalTimeoutMs }
+      : {}),
+    ...(entry.startupTimeoutMs !== undefined ? { startupTimeoutMs: entry.startupTimeoutMs } : {}),
+    ...(entry.trust !== undefined ? { trust: entry.trust } : {}),
+    ...(entry.include ? { include: entry.include } : {}),
+    ...(entry.exclude ? { exclude: entry.exclude } : {}),
+  };
+  if (entry.type === 'http') {
+    return { ...common, url: entry.url, ...(entry.headers ? { headers: entry.headers } : {}) };
+  }
+  return {
+    ...common,
+    command: entry.command,
+    ...(entry.args ? { args: entry.args } : {}),
+    ...(entry.env ? { env: entry.env } : {}),
+    // A server's cwd is relative to the config file, like every path in it.
+    cwd: entry.cwd ? resolveFromConfig(loaded, entry.cwd) : loaded.baseDir,
+  };
+}
+
+/**
+ * Composes the registry a config describes: the example tools (if enabled), every MCP server
+ * (connected in parallel; one that fails is reported in `failures`, the others still serve),
+ * and the policy interceptors, hooks outermost, then sandbox, then permission.
+ *
+ * A config section for which no policy factory is given is refused with a
+ * {@link PolicyUnavailableError} before any server starts: a gateway that silently ignored a
+ * `deny` rule would be worse than none.
+ */
+export async function buildGateway(
+  loaded: LoadedConfig,
+  options: BuildGatewayOptions = {},
+): Promise<Gateway> {
+  const { config } = loaded;
+  const label = loaded.file ?? 'the embedded default config';
+  const factories = options.policies ?? {};
+  const onError = options.onError ?? (() => {});
+  const context = { loaded, ...(options.approver ? { approver: options.approver } : {}) };
+
+  // Every policy is built before anything starts, so a refusal leaves nothing running.
+  const installs: {
+    layer: (typeof POLICY_ORDER)[number]['layer'];
+    priority: number;
+    interceptor: import('@dsh-tools/protocol').Interceptor;
+  }[] = [];
+  for (const { layer, section, priority } of POLICY_ORDER) {
+    const settings = config[section];
+    if (settings === undefined) continue;
+    const factory = factories[layer] as
+      | ((s: typeof settings, c: typeof context) => import('@dsh-tools/protocol').Interceptor)
+      | undefined;
+    if (!factory) throw new PolicyUnavailableError(label, section, layer);
+    installs.push({ layer, priority, interceptor: factory(settings, context) });
+  }
+
+  const registry = createToolRegistry({
+    onError: (error) => onError(error),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const trails = new TrailRecorder();
+  for (const { layer, priority, interceptor } of installs) {
+    registry.use(options.recordTrails ? trails.wrap(layer, interceptor) : interceptor, {
+      name: layer,
+      priority,
+    });
+  }
+  if (options.recordTrails) registry.use(trails.body(), { name: 'trail', priority: -1_000_000 });
+
+  if (config.exampleTools) {
+    const settings = config.exampleTools === true ? {} : config.exampleTools;
+    for (const tool of createExampleTools({
+      root: resolveFromConfig(loaded, settings.cwd ?? '.'),
+      ...(settings.writable !== undefined ? { writable: settings.writable } : {}),
+    })) {
+      registry.register(tool);
+    }
+  }
+
+  const servers = new Map<string, McpServerHandle>();
+  const failures: ServerFailure[] = [];
+  await Promise.all(
+    Object.entries(config.mcpServers).map(async ([name, entry]) => {
+      options.onServer?.({ server: name, phase: 'connecting' });
+      const started = performance.now();
+      try {
+        const handle = await connectMcpServer(
+          registry,
+          toBridgeConfig(name, entry, loaded, onError),
+        );
+        servers.set(name, handle);
+        options.onServer?.({
+          server: name,
+          phase: 'connected',
+          tools: handle.tools.length,
+          ms: performance.now() - started,
+        });
+      } catch (error) {
+        const err = error instanceof Error ? error : new Error(String(error));
+        failures.push({ server: name, error: err });
+        options.onServer?.({
+          server: name,
+          phase: 'failed',
+          error: err,
+          ms: performance.now() - started,
+        });
+      }
+    }),
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    registry,
+    servers,
+    failures,
+    policies: installs.map((i) => i.layer),
+    trails,
+    close() {
+      closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(() => {});
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,307 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { isIP } from 'node:net';
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { Gateway } from './gateway';
+import { createGatewayServerFactory, newSessionId } from './serve';
+
+/** Defaults of {@link serveGatewayHttp}. */
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8765,
+  path: '/mcp',
+  maxBodyBytes: 1024 * 1024,
+  maxSessions: 32,
+  sessionIdleMs: 30 * 60_000,
+} as const;
+
+/** Options of {@link serveGatewayHttp}. */
+export interface HttpServeOptions {
+  /** Address to bind (default 127.0.0.1). Anything but loopback requires `token`. */
+  readonly host?: string;
+  /** Port (default 8765; 0 picks a free one). */
+  readonly port?: number;
+  /** The endpoint's path (default `/mcp`). */
+  readonly path?: string;
+  /** The bearer token every request must carry. Required: generate one when none is configured. */
+  readonly token: string;
+  /** Origins allowed besides loopback ones (exact origins such as `https://app.example.com`). */
+  readonly allowedOrigins?: readonly string[];
+  /** Host names allowed in the `Host` header besides loopback ones (when bound beyond loopback). */
+  readonly allowedHosts?: readonly string[];
+  /** Largest request body, bytes (default 1 MiB); larger ones get 413. */
+  readonly maxBodyBytes?: number;
+  /** Concurrent sessions (2025 protocol) and subscription streams (2026 protocol), default 32. */
+  readonly maxSessions?: number;
+  /** A session unused this long is closed, ms (default 30 minutes). */
+  readonly sessionIdleMs?: number;
+  /** Out-of-band errors (default: dropped). */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running HTTP gateway. */
+export interface HttpGateway {
+  /** `http://host:port/mcp` as bound (port 0 resolved). */
+  readonly url: string;
+  readonly port: number;
+  /** Open 2025-protocol sessions. */
+  readonly sessions: number;
+  /** Stops accepting, closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** Whether `host` is a loopback address or `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1';
+  return false;
+}
+
+function jsonRpcError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+    {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    },
+  );
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Serves the gateway over Streamable HTTP, with the guards a network endpoint needs:
+ *
+ * - **Bearer token** on every request (`Authorization: Bearer …`), compared in constant time;
+ *   401 otherwise.
+ * - **Origin** (the MCP spec's DNS-rebinding rule): a request with an `Origin` header is refused
+ *   (403) unless it is a loopback origin or listed in `allowedOrigins`; the `Host` header must
+ *   name a loopback host (or one of `allowedHosts`).
+ * - **Request size**: bodies over `maxBodyBytes` get 413 before anything is parsed.
+ * - **Sessions**: at most `maxSessions` open at once (503 beyond, saying so); idle ones close.
+ *
+ * Both protocol eras are served: 2025 clients get a sessionful endpoint (so `list_changed`
+ * reaches them on their event stream), 2026-07-28 clients the SDK's per-request handler.
+ */
+export async function serveGatewayHttp(
+  gateway: Gateway,
+  options: HttpServeOptions,
+): Promise<HttpGateway> {
+  const host = options.host ?? HTTP_DEFAULTS.host;
+  const path = options.path ?? HTTP_DEFAULTS.path;
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_DEFAULTS.maxBodyBytes;
+  const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
+  const sessionIdleMs = options.sessionIdleMs ?? HTTP_DEFAULTS.sessionIdleMs;
+  const onError = options.onError ?? (() => {});
+  if (typeof options.token !== 'string' || options.token.length < 16) {
+    throw new TypeError('serveGatewayHttp: a bearer token of at least 16 characters is required.');
+  }
+  const expected = digest(`Bearer ${options.token}`);
+
+  const allowedHostnames = [
+    ...localhostAllowedHostnames(),
+    ...(options.allowedHosts ?? []),
+    ...(isLoopbackHost(host) ? [] : [isIP(host) === 6 ? `[${host}]` : host]),
+  ];
+  const allowedOriginHostnames = [
+    ...localhostAllowedOrigins(),
+    ...(options.allowedOrigins ?? []).map((origin) => {
+      try {
+        return new URL(origin).hostname;
+      } catch {
+        throw new TypeError(
+          `serveGatewayHttp: allowed origin "${origin}" is not a URL (write https://host[:port]).`,
+        );
+      }
+    }),
+  ];
+
+  const made = createGatewayServerFactory(gateway);
+  const modern = createMcpHandler(made.factory, {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    maxSubscriptions: maxSessions,
+    onerror: onError,
+  });
+  const unsubscribeModern = gateway.registry.on('change', () => modern.notify.toolsChanged());
+
+  interface Session {
+    readonly transport: WebStandardStreamableHTTPServerTransport;
+    readonly server: Server;
+    timer: NodeJS.Timeout | undefined;
+  }
+  const sessions = new Map<string, Session>();
+  let opening = 0;
+
+  const dropSession = (id: string) => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    clearTimeout(session.timer);
+    void session.server.close().catch(() => {});
+  };
+  const touch = (id: string, session: Session) => {
+    clearTimeout(session.timer);
+    session.timer = setTimeout(() => dropSession(id), sessionIdleMs);
+    session.timer.unref();
+  };
+
+  const legacy = async (request: Request): Promise<Response> => {
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = sessions.get(id);
+      if (!session)
+        return jsonRpcError(
+          404,
+          'Session not found: it ended or expired. Initialize a new session.',
+        );
+      touch(id, session);
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') {
+      return jsonRpcError(
+        400,
+        'Missing Mcp-Session-Id header: initialize a session with a POST first.',
+      );
+    }
+    if (sessions.size + opening >= maxSessions) {
+      return jsonRpcError(
+        503,
+        `Too many sessions: this gateway holds at most ${maxSessions}. Close an unused session (HTTP DELETE) or retry later.`,
+        { 'retry-after': '5' },
+      );
+    }
+    opening++;
+    try {
+      const server = (await made.factory({ era: 'legacy' })) as Server;
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: newSessionId,
+        maxRequestBodySize: maxBodyBytes,
+        onsessioninitialized: (sessionId) => {
+          const session: Session = { transport, server, timer: undefined };
+          sessions.set(sessionId, session);
+          touch(sessionId, session);
+        },
+        onsessionclosed: (sessionId) => dropSession(sessionId),
+      });
+      transport.onerror = onError;
+      await server.connect(transport);
+      const response = await transport.handleRequest(request);
+      // Not an initialize request: no session was made, so nothing must stay behind.
+      if (transport.sessionId === undefined) await server.close().catch(() => {});
+      return response;
+    } finally {
+      opening--;
+    }
+  };
+
+  const fetchHandler = {
+    fetch: async (request: Request): Promise<Response> => {
+      if (new URL(request.url).pathname !== path) {
+        return jsonRpcError(404, `Not found: the MCP endpoint is ${path}.`);
+      }
+      const rejected =
+        hostHeaderValidationResponse(request, allowedHostnames) ??
+        originValidationResponse(request, allowedOriginHostnames);
+      if (rejected) return rejected;
+      const auth = request.headers.get('authorization') ?? '';
+      if (!timingSafeEqual(digest(auth), expected)) {
+        return jsonRpcError(
+          401,
+          auth === ''
+            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with).'
+            : 'Wrong bearer token.',
+          { 'www-authenticate': 'Bearer realm="dsh-tools"' },
+        );
+      }
+      return (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes }))
+        ? legacy(request)
+        : modern.fetch(request);
+    },
+  };
+  const nodeHandler = toNodeHandler(fetchHandler, {
+    maxRequestBodySize: maxBodyBytes,
+    onerror: onError,
+  });
+
+  const httpServer: HttpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // A declared length over the bound is refused before a byte of the body is read.
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: `Request body too large: at most ${maxBodyBytes} bytes.`,
+          },
+          id: null,
+        }),
+      );
+      req.resume();
+      return;
+    }
+    nodeHandler(req as NodeIncomingMessageLike, res).catch((error: unknown) => {
+      onError(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  // Slow clients cannot hold a socket forever before sending their headers.
+  httpServer.headersTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? HTTP_DEFAULTS.port, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    port,
+    get sessions() {
+      return sessions.size;
+    },
+    close() {
+      closing ??= (async () => {
+        unsubscribeModern();
+        made.dispose();
+        for (const id of [...sessions.keys()]) dropSession(id);
+        await modern.close().catch(() => {});
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => resolve());
+          httpServer.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}

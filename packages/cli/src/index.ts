@@ -1,0 +1,58 @@
+export {
+  ConfigError,
+  type ConfigIssue,
+  DEFAULT_CONFIG_FILE,
+  type DshToolsConfig,
+  type ExampleToolsConfig,
+  type HooksConfig,
+  type HttpServerEntry,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  type McpServerEntry,
+  type PermissionsConfig,
+  parseConfig,
+  resolveFromConfig,
+  type SandboxConfig,
+  type StdioServerEntry,
+} from './config';
+export { defaultConfig, exampleServerPath } from './default-config';
+export { createExampleTools, type ExampleToolsOptions } from './example-tools';
+export { EXIT } from './exit-codes';
+export {
+  type BuildGatewayOptions,
+  buildGateway,
+  type Gateway,
+  type ServerFailure,
+  type ServerProgressEvent,
+} from './gateway';
+export {
+  HTTP_DEFAULTS,
+  type HttpGateway,
+  type HttpServeOptions,
+  isLoopbackHost,
+  serveGatewayHttp,
+} from './http';
+export {
+  type InspectedServer,
+  type InspectedTool,
+  type InspectReport,
+  inspectGateway,
+  tokenCounter,
+} from './inspect';
+export {
+  POLICY_ORDER,
+  type PolicyContext,
+  type PolicyFactories,
+  type PolicyLayer,
+  PolicyUnavailableError,
+  TrailRecorder,
+  type TrailStep,
+} from './policies';
+export {
+  createGatewayServerFactory,
+  GATEWAY_INFO,
+  type GatewayServerFactory,
+  type ServeStdioOptions,
+  serveGatewayStdio,
+} from './serve';

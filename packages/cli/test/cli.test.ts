@@ -1,0 +1,312 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  assertBuilt,
+  CHANGING_SERVER,
+  CRASH_SERVER,
+  cleanEnv,
+  EXAMPLE_SERVER,
+  runCli,
+  tempDir,
+  writeConfig,
+} from './helpers';
+
+beforeAll(() => assertBuilt());
+
+const ESC = '\x1b[';
+
+describe('dsh-tools inspect', () => {
+  it('without a config shows the embedded default: example tools and the example MCP server', async () => {
+    const cwd = tempDir();
+    const { code, stdout, stderr } = await runCli(['inspect'], { cwd });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('embedded default');
+    for (const name of [
+      'read_file',
+      'list_dir',
+      'write_file',
+      'mcp__notes__add_note',
+      'mcp__notes__search_notes',
+    ]) {
+      expect(stdout).toContain(name);
+    }
+    expect(stdout).toContain(`workspace (${cwd})`);
+    expect(stdout).not.toContain(ESC);
+  });
+
+  it('--json prints the tools as the model sees them, with hints, source and a token estimate', async () => {
+    const { code, stdout } = await runCli(['inspect', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.config).toBeNull();
+    expect(report.servers).toEqual([{ name: 'notes', status: 'connected', tools: 3 }]);
+    const readFile = report.tools.find((t: { name: string }) => t.name === 'read_file');
+    expect(readFile.parameters.required).toEqual(['path']);
+    expect(readFile.hints).toMatchObject({
+      readOnly: true,
+      paths: [{ arg: 'path', access: 'read' }],
+    });
+    expect(readFile.source).toEqual({ kind: 'local', plugin: 'examples' });
+    const search = report.tools.find(
+      (t: { name: string }) => t.name === 'mcp__notes__search_notes',
+    );
+    expect(search.source).toEqual({ kind: 'mcp', server: 'notes', tool: 'search_notes' });
+    // The default trusts its own example server, so its annotations became hints.
+    expect(search.hints.readOnly).toBe(true);
+    for (const tool of report.tools) {
+      expect(tool.tokens).toBeGreaterThan(10);
+      // A rough check that the estimate tracks the size: about 2 to 6 characters a token.
+      const chars = JSON.stringify({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      }).length;
+      expect(chars / tool.tokens).toBeGreaterThan(1.5);
+      expect(chars / tool.tokens).toBeLessThan(8);
+    }
+    expect(report.totalTokens).toBe(
+      report.tools.reduce((s: number, t: { tokens: number }) => s + t.tokens, 0),
+    );
+  });
+
+  it('with a config shows exactly what it configures', async () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      mcpServers: { changing: { command: process.execPath, args: [CHANGING_SERVER] } },
+    });
+    const { code, stdout } = await runCli(['inspect', '--json'], { cwd: dir });
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.config).toBe(join(dir, 'dsh-tools.json'));
+    expect(report.tools.map((t: { name: string }) => t.name)).toEqual([
+      'mcp__changing__echo',
+      'mcp__changing__fail',
+      'mcp__changing__grow',
+    ]);
+    // Not trusted (no "trust": true): the server's annotations are not believed.
+    expect(report.tools[0].hints).toEqual({});
+  });
+
+  it('--config names the file to use, relative paths in it resolve against its folder', async () => {
+    const dir = tempDir();
+    const work = join(dir, 'work');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(work);
+    writeFileSync(join(work, 'x.txt'), 'x');
+    const file = writeConfig(
+      dir,
+      { exampleTools: { cwd: 'work', writable: false } },
+      'custom.json',
+    );
+    const { code, stdout } = await runCli(['inspect', '--json', '--config', file]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.tools.map((t: { name: string }) => t.name)).toEqual(['read_file', 'list_dir']);
+    expect(report.tools[0].description).toContain(work);
+  });
+
+  it('a server that fails to start is named with its reason; the other tools are still shown; exit 4', async () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      exampleTools: true,
+      mcpServers: {
+        broken: { command: process.execPath, args: [CRASH_SERVER] },
+        notes: { command: process.execPath, args: [EXAMPLE_SERVER] },
+      },
+    });
+    const { code, stdout, stderr } = await runCli(['inspect'], { cwd: dir });
+    expect(code).toBe(4);
+    expect(stderr).toContain('MCP server "broken" failed to start');
+    expect(stderr).toContain('exit code 3');
+    expect(stderr).toContain('missing API key FAKE_KEY');
+    expect(stdout).toContain('mcp__notes__add_note');
+    expect(stdout).toContain('read_file');
+    expect(stdout).toMatch(/broken\s+failed/);
+  });
+
+  it('a command that does not exist is a failed server with what to check', async () => {
+    const dir = tempDir();
+    writeConfig(dir, { mcpServers: { ghost: { command: 'dsh-tools-no-such-command-xyz' } } });
+    const { code, stderr } = await runCli(['inspect', '--json'], { cwd: dir });
+    expect(code).toBe(4);
+    expect(stderr).toContain('"ghost"');
+    expect(stderr.toLowerCase()).toContain('not found');
+  });
+});
+
+describe('dsh-tools call', () => {
+  it('without a config runs an example tool and prints the trail and the result', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'hello.txt'), 'hello from a file');
+    const { code, stdout } = await runCli(['call', 'read_file', '{"path":"hello.txt"}'], { cwd });
+    expect(code).toBe(0);
+    expect(stdout).toContain('trail');
+    expect(stdout).toMatch(/tool\s+ran/);
+    expect(stdout).toContain('hello from a file');
+  });
+
+  it('calls a tool of the example MCP server; --json has the trail and the result', async () => {
+    const { code, stdout } = await runCli([
+      'call',
+      'mcp__notes__search_notes',
+      '{"query":"welcome"}',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.tool).toBe('mcp__notes__search_notes');
+    expect(out.trail).toEqual([expect.objectContaining({ layer: 'tool', outcome: 'ran' })]);
+    expect(out.result.isError).toBe(false);
+    expect(out.result.content[0].text).toContain('Welcome');
+  });
+
+  it('an error result exits 1 and says why', async () => {
+    const cwd = tempDir();
+    const { code, stdout } = await runCli(['call', 'read_file', '{"path":"../outside.txt"}'], {
+      cwd,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toContain('SANDBOX_VIOLATION');
+    expect(stdout).toContain('outside the workspace');
+  });
+
+  it('invalid arguments are refused by the registry before any tool runs (exit 1, the field named)', async () => {
+    const { code, stdout } = await runCli(['call', 'read_file', '{"path":42}', '--json']);
+    expect(code).toBe(1);
+    const out = JSON.parse(stdout);
+    expect(out.trail).toEqual([
+      expect.objectContaining({ layer: 'registry', outcome: 'refused', code: 'INVALID_ARGS' }),
+    ]);
+    expect(out.result.error.message).toContain('path');
+  });
+
+  it('with a config: an MCP tool, its error result (exit 1), and arguments from stdin', async () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      mcpServers: { changing: { command: process.execPath, args: [CHANGING_SERVER] } },
+    });
+    const ok = await runCli(['call', 'mcp__changing__echo', '-'], {
+      cwd: dir,
+      input: '{"text":"from stdin"}',
+    });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('from stdin');
+    const failed = await runCli(['call', 'mcp__changing__fail'], { cwd: dir });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('MCP_ERROR');
+    expect(failed.stdout).toContain('failing on purpose');
+  });
+
+  it('write_file writes inside the workspace only', async () => {
+    const cwd = tempDir();
+    const { code } = await runCli(
+      ['call', 'write_file', '{"path":"sub/new.txt","content":"written"}'],
+      { cwd },
+    );
+    expect(code).toBe(0);
+    expect(readFileSync(join(cwd, 'sub', 'new.txt'), 'utf8')).toBe('written');
+  });
+
+  it('arguments that are not a JSON object are a usage error (exit 2) with an example', async () => {
+    for (const bad of ['{bad', '[1,2]', '"text"', 'null']) {
+      const { code, stderr } = await runCli(['call', 'read_file', bad]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/JSON/);
+    }
+  });
+
+  it('an unknown tool when a server failed to start points at that server (exit 4)', async () => {
+    const dir = tempDir();
+    writeConfig(dir, {
+      mcpServers: { broken: { command: process.execPath, args: [CRASH_SERVER] } },
+    });
+    const { code, stderr, stdout } = await runCli(['call', 'mcp__broken__anything', '{}'], {
+      cwd: dir,
+    });
+    expect(code).toBe(4);
+    expect(stdout).toContain('UNKNOWN_TOOL');
+    expect(stderr).toContain('"broken" failed to start');
+  });
+});
+
+describe('config errors', () => {
+  it('a bad config names the file, each field and what was expected (exit 3)', async () => {
+    const dir = tempDir();
+    const file = writeConfig(dir, {
+      mcpServers: { fs: { command: 3 }, web: { type: 'http', url: 'not a url' } },
+      permissions: { defaultMode: 'yolo' },
+      sandbox: { mode: 'read-only', netwrok: true },
+      colour: true,
+    });
+    const { code, stderr, stdout } = await runCli(['inspect'], { cwd: dir });
+    expect(code).toBe(3);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(file);
+    expect(stderr).toContain('mcpServers.fs.command: expected a string, got number 3');
+    expect(stderr).toContain('mcpServers.web.url');
+    expect(stderr).toContain(
+      'permissions.defaultMode: expected one of "default", "acceptEdits", "plan", "bypassPermissions"',
+    );
+    expect(stderr).toContain('sandbox.netwrok: unknown key');
+    expect(stderr).toContain('colour: unknown key');
+  });
+
+  it('a named config that does not exist, and a file that is not JSON', async () => {
+    const missing = await runCli(['inspect', '--config', 'nope.json']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('nope.json');
+    expect(missing.stderr).toContain('does not exist');
+    const dir = tempDir();
+    writeConfig(dir, '{ "mcpServers": ');
+    const broken = await runCli(['call', 'list_dir'], { cwd: dir });
+    expect(broken.code).toBe(3);
+    expect(broken.stderr).toContain('not valid JSON');
+  });
+
+  it('a policy section this version cannot enforce is refused before anything starts', async () => {
+    const dir = tempDir();
+    writeConfig(dir, { exampleTools: true, permissions: { deny: ['write_file'] } });
+    const { code, stderr } = await runCli(['call', 'write_file', '{"path":"x","content":"y"}'], {
+      cwd: dir,
+    });
+    expect(code).toBe(3);
+    expect(stderr).toContain('"permissions"');
+    expect(stderr).toContain('Remove the "permissions" section');
+  });
+});
+
+describe('a person at the command line', () => {
+  it('--help on every command, exit 0, exit codes documented', async () => {
+    for (const args of [
+      ['--help'],
+      ['inspect', '--help'],
+      ['call', '--help'],
+      ['serve', '--help'],
+    ]) {
+      const { code, stdout } = await runCli(args);
+      expect(code).toBe(0);
+      expect(stdout).toContain('Usage: dsh-tools');
+      expect(stdout).toContain('Exit codes:');
+    }
+  });
+
+  it('an unknown command or option is a usage error (exit 2)', async () => {
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    const option = await runCli(['inspect', '--jsno']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain('--jsno');
+  });
+
+  it('colour only when forced or on a terminal; NO_COLOR wins over a terminal', async () => {
+    const plain = await runCli(['call', 'list_dir']);
+    expect(plain.stdout).not.toContain(ESC);
+    const forced = await runCli(['call', 'list_dir'], { env: cleanEnv({ FORCE_COLOR: '1' }) });
+    expect(forced.stdout).toContain(ESC);
+    const ci = await runCli(['call', 'list_dir'], { env: cleanEnv({ CI: 'true' }) });
+    expect(ci.stdout).not.toContain(ESC);
+  });
+});

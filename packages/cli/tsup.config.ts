@@ -1,0 +1,25 @@
+import { rmSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base';
+
+// The two builds below run in parallel, so neither may clean dist/: it is emptied once, here.
+rmSync('dist', { recursive: true, force: true });
+
+export default [
+  // The library entry (loadConfig, buildGateway, serveGatewayHttp, …): dual ESM + CJS with types.
+  packageBuild(undefined, { clean: false }),
+  // The programs: the `dsh-tools` bin and the example MCP server of the embedded default config.
+  // ESM only, no declarations; `clean: false` so that they do not delete the library build.
+  defineConfig({
+    entry: { cli: 'src/cli.ts', 'example-server': 'src/example-server.ts' },
+    format: ['esm'],
+    outExtension: () => ({ js: '.mjs' }),
+    tsconfig: 'tsconfig.build.json',
+    target: 'node20',
+    platform: 'node',
+    dts: false,
+    clean: false,
+    treeshake: true,
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+];
