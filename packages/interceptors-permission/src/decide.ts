@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { InterceptedExecution, ToolView } from '@dsh-tools/protocol';
 import {
@@ -52,6 +53,14 @@ interface Part {
   /** Allowed by a rule naming the whole tool (output redirection stays allowed). */
   wholeTool?: boolean;
 }
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);
 const SAFE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
@@ -205,12 +214,35 @@ class Decider {
   }
 
   /** Checks shell operands against path deny / ask rules. */
+  /** A deny or ask path rule that some path matched by `segments` could meet. */
+  protectedGlob(
+    access: 'read' | 'write',
+    segments: readonly string[],
+    subject: string,
+    note: string,
+  ): Part | undefined {
+    for (const rule of this.policy.rules) {
+      if (rule.behavior === 'allow' || rule.specifier === undefined) continue;
+      if (
+        access === 'read' ? rule.tool !== 'Read' : !(rule.tool === 'Edit' || rule.tool === 'Write')
+      )
+        continue;
+      const hit = patternsOf(rule, this.policy.home).some((p) =>
+        globsMayIntersect(segments, p.segments),
+      );
+      this.record(rule, hit ? 'maybe' : 'no', subject, note);
+      if (hit) return { severity: 'maybe', subject, rule, reason: note };
+    }
+    return undefined;
+  }
+
   shellOperand(
     access: 'read' | 'write',
     word: ShellWord,
     cwds: readonly (string | null)[],
     knownProgram: boolean,
     subject: string,
+    recursive = false,
   ): Part | undefined {
     if (!this.hasPathRules(access)) return undefined;
     const what = access === 'read' ? 'read' : 'write';
@@ -238,33 +270,33 @@ class Decider {
       const base = cwd ?? this.policy.cwd;
       if (word.glob) {
         const segments = operandGlobSegments(word.value, base, this.policy.home);
-        for (const rule of this.policy.rules) {
-          if (rule.behavior === 'allow' || rule.specifier === undefined) continue;
-          if (
-            access === 'read'
-              ? rule.tool !== 'Read'
-              : !(rule.tool === 'Edit' || rule.tool === 'Write')
-          )
-            continue;
-          const hit = patternsOf(rule, this.policy.home).some((p) =>
-            globsMayIntersect(segments, p.segments),
-          );
-          this.record(rule, hit ? 'maybe' : 'no', subject, `glob operand ${word.text}`);
-          if (hit) {
-            return {
-              severity: 'maybe',
-              subject,
-              rule,
-              reason: `the glob ${word.text} could match a path rule ${rule.text} protects`,
-            };
-          }
-        }
+        if (recursive) segments.push('**');
+        const hit = this.protectedGlob(access, segments, subject, `glob operand ${word.text}`);
+        if (hit)
+          return {
+            ...hit,
+            reason: `the glob ${word.text} could match a path rule ${hit.rule?.text} protects`,
+          };
         continue;
       }
       const path = resolveLikeKernel(word.value, base, this.policy.home);
       const part = this.judgePath(access, path, subject, false);
       if (part.severity === 'deny') return part;
       if (part.severity === 'ask' && !worst) worst = part;
+      if (recursive && isDirectory(path.real)) {
+        const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
+        const inside = this.protectedGlob(
+          access,
+          segments,
+          subject,
+          `directory operand ${word.text}`,
+        );
+        if (inside)
+          return {
+            ...inside,
+            reason: `${word.text} is a directory read recursively that holds paths rule ${inside.rule?.text} protects`,
+          };
+      }
     }
     return worst;
   }
@@ -298,7 +330,7 @@ class Decider {
       ['write', ops.writes],
     ] as const) {
       for (const word of words) {
-        const part = this.shellOperand(access, word, cmd.cwds, ops.known, subject);
+        const part = this.shellOperand(access, word, cmd.cwds, ops.known, subject, ops.recursive);
         if (part?.severity === 'deny') return part;
         if (part && (!maybe || RANK[part.severity] > RANK[maybe.severity])) maybe = part;
       }

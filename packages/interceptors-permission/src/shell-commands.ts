@@ -668,12 +668,16 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   ed: R,
 };
 
+const RECURSIVE_BY_DEFAULT = new Set(['rg', 'ag', 'ack']);
+
 /** Files a command reads and writes, as far as its program is known. */
 export interface Operands {
   readonly reads: ShellWord[];
   readonly writes: ShellWord[];
   /** Whether the program is one of {@link FILE_PROGRAMS} (its unknown operands may be files). */
   readonly known: boolean;
+  /** Whether directory operands are read with everything inside them (`grep -r`, `cp -r`, `tar`). */
+  readonly recursive: boolean;
 }
 
 /**
@@ -740,16 +744,33 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
     operands.push(w);
   }
   if (spec?.script && !scriptGiven) operands.shift();
+  // Recursive searchers with no path search the working directory.
+  const recursive =
+    RECURSIVE_BY_DEFAULT.has(program) ||
+    argv.some((w) => /^-[a-zA-Z]*[rR]/.test(w.value) || w.value === '--recursive');
+  if (operands.length === 0 && recursive && spec?.script) operands.push(syntheticWord('.', true));
   const mode = spec?.operands ?? 'read';
   if (mode === 'read') reads.push(...operands);
   else if (mode === 'write') writes.push(...operands);
   else if (mode === 'lastWrite') {
-    const last = operands.pop();
+    // With one operand there is no destination (`xxd file`): it is read.
+    const last = operands.length > 1 ? operands.pop() : undefined;
     reads.push(...operands);
     if (last) writes.push(last);
   } else if (mode === 'skipFirstWrite') writes.push(...operands.slice(1));
   if (inPlace) writes.push(...operands);
   // mv also reads what it moves.
   if (program === 'mv') reads.push(...operands.slice(0, -1));
-  return { reads, writes, known: spec !== undefined };
+  return {
+    reads,
+    writes,
+    known: spec !== undefined,
+    recursive:
+      spec !== undefined &&
+      (recursive ||
+        program === 'tar' ||
+        program === 'zip' ||
+        program === 'rsync' ||
+        program === 'scp'),
+  };
 }

@@ -32,9 +32,12 @@ interface Acc {
   value: string;
   literal: boolean;
   glob: boolean;
+  /** Unquoted text, to spot brace expansion split over several word nodes. */
+  unquoted: string;
 }
 
 const unquotedWord = (text: string, acc: Acc, first: boolean): void => {
+  acc.unquoted += text;
   if (first && text.startsWith('~')) {
     const slash = text.indexOf('/');
     const user = slash < 0 ? text.slice(1) : text.slice(1, slash);
@@ -51,7 +54,6 @@ const unquotedWord = (text: string, acc: Acc, first: boolean): void => {
       continue;
     }
     if (c === '*' || c === '?' || c === '[') acc.glob = true;
-    if (c === '{' && /[,.]/.test(text.slice(i))) acc.glob = true;
     if (c === '$' || c === '`') acc.literal = false;
     acc.value += c;
   }
@@ -185,7 +187,9 @@ const visit = (node: ShellNode, src: string, acc: Acc, first: boolean): void => 
 
 /** Quote removal over one word node, tracking whether the result is known before it runs. */
 export function evalWord(node: ShellNode, src: string): ShellWord {
-  const acc: Acc = { value: '', literal: true, glob: false };
+  const acc: Acc = { value: '', literal: true, glob: false, unquoted: '' };
   visit(node, src, acc, true);
-  return { ...acc, text: src.slice(node.start, node.end) };
+  // `{a,b}` and `{1..3}` expand to several words: treat like a glob over those names.
+  const glob = acc.glob || /\{[^}]*(,|\.\.)[^}]*\}/.test(acc.unquoted);
+  return { value: acc.value, literal: acc.literal, glob, text: src.slice(node.start, node.end) };
 }
