@@ -602,6 +602,42 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     expect(await eventually(() => !isAlive(childPid))).toBe(true);
   });
 
+  it('a background child that closed its output is left running (only pipe holders are ended)', async () => {
+    const pidFile = join(dir, 'quiet.pid');
+    const hook = await bashHook(
+      dir,
+      'quiet-bg.sh',
+      `sleep 1000 >/dev/null 2>&1 </dev/null &\necho $! > ${pidFile}\nexit 0`,
+    );
+    const { call } = setup({ PreToolUse: [pre('Bash', hook)] }, { cwd: dir });
+    expect((await call('Bash', { command: 'x' })).isError).toBe(false);
+    const childPid = Number((await readFile(pidFile, 'utf8')).trim());
+    try {
+      expect(isAlive(childPid)).toBe(true);
+    } finally {
+      process.kill(childPid, 'SIGKILL');
+    }
+  });
+
+  it('megabytes of stderr: killed at the cap and denied', async () => {
+    const hook = await bashHook(dir, 'flood-err.sh', 'head -c 3000000 /dev/zero >&2');
+    const { call } = setup({ PreToolUse: [pre('Bash', hook)] }, { cwd: dir });
+    const result = await call('Bash', { command: 'x' });
+    expect(result.error?.message).toContain('more than 1 MiB to stderr');
+  });
+
+  it('maxOutputBytes sets the cap', async () => {
+    const hook = await bashHook(
+      dir,
+      'chatty.sh',
+      `echo '${decisionJson('allow', 'x'.repeat(200))}'`,
+    );
+    const { call } = setup({ PreToolUse: [pre('Bash', hook)] }, { cwd: dir, maxOutputBytes: 100 });
+    expect((await call('Bash', { command: 'x' })).error?.message).toContain(
+      'more than 100 bytes to stdout',
+    );
+  });
+
   it('aborting the call kills running hooks (their children too) and resolves ABORTED', async () => {
     const pidFile = join(dir, 'abort.pid');
     const hook = await bashHook(dir, 'slow.sh', `sleep 1000 & echo $! > ${pidFile}; wait`);
