@@ -221,6 +221,24 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse',
     expect(await readFile(marker, 'utf8')).toBe('ran\n');
   });
 
+  it('matching hooks run in parallel: two hooks that each wait for the other both finish', async () => {
+    // Run one after the other, each would wait for a marker the other never writes, and time out.
+    const waitFor = (mine: string, theirs: string) =>
+      bashHook(
+        dir,
+        `${mine}.sh`,
+        `touch ${join(dir, mine)}; for i in $(seq 1 500); do [ -e ${join(dir, theirs)} ] && exit 0; sleep 0.02; done; exit 1`,
+      );
+    const a = await waitFor('a', 'b');
+    const b = await waitFor('b', 'a');
+    const { call, runs } = setup(
+      { PreToolUse: [pre('Bash', { type: 'command', command: a, timeout: 30 }), pre('*', b)] },
+      { cwd: dir },
+    );
+    expect((await call('Bash', { command: 'x' })).isError).toBe(false);
+    expect(runs.map((r) => r.status)).toEqual(['ok', 'ok']);
+  });
+
   it('identical commands run once, even from two matcher groups', async () => {
     const counter = join(dir, 'count.txt');
     const command = `echo run >> ${counter}`;
