@@ -177,6 +177,8 @@ describe('hooksInterceptor options', () => {
     [{ ...ok, onHookRun: 1 }, /option "onHookRun" is 1; expected a function/],
     [{ ...ok, env: [] }, /option "env" is \[\]/],
     [{ ...ok, env: { A: 1 } }, /option "env\.A" is 1/],
+    [{ ...ok, approveTimeoutMs: -1 }, /option "approveTimeoutMs" is -1; expected an integer/],
+    [{ ...ok, approveTimeoutMs: Number.NaN }, /option "approveTimeoutMs" is null/],
     [{ ...ok, maxOutputBytes: 0 }, /option "maxOutputBytes" is 0; expected an integer/],
     [{ ...ok, maxOutputBytes: 1.5 }, /option "maxOutputBytes" is 1\.5/],
     [{ hooks: group({ type: 'command', command: 'x' }, '(') }, /not a valid regular expression/],

@@ -1,5 +1,10 @@
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from './config';
-export { DEFAULT_MAX_OUTPUT_BYTES, HOOKS_META_KEY, hooksInterceptor } from './interceptor';
+export {
+  DEFAULT_APPROVE_TIMEOUT_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  HOOKS_META_KEY,
+  hooksInterceptor,
+} from './interceptor';
 export { compileMatcher, type ToolMatcher } from './matcher';
 export { mergeDecisions } from './merge';
 export { type ClaudeCodeSettingsPaths, loadClaudeCodeHooks } from './settings';

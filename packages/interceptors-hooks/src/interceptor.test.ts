@@ -332,6 +332,27 @@ describe('ask', () => {
     expect(throwing.bodyCalls.length + garbage.bodyCalls.length).toBe(0);
   });
 
+  it('an approver that never answers is denied after approveTimeoutMs, its signal aborted', async () => {
+    const hook = await bashHook(dir, 'ask.sh', `echo '${decisionJson('ask', 'sure?')}'`);
+    let requestSignal: AbortSignal | undefined;
+    const { call, bodyCalls } = setup(
+      { PreToolUse: [pre('Bash', hook)] },
+      {
+        cwd: dir,
+        approveTimeoutMs: 50,
+        approve: (request) => {
+          requestSignal = request.signal;
+          return new Promise(() => {});
+        },
+      },
+    );
+    const result = await call('Bash', { command: 'x' });
+    expect(result.error?.code).toBe('DENIED');
+    expect(result.error?.message).toContain('no answer came within 50 ms');
+    expect(requestSignal?.aborted).toBe(true);
+    expect(bodyCalls).toEqual([]);
+  });
+
   it('aborting the call while the approver waits resolves ABORTED and aborts the request signal', async () => {
     const hook = await bashHook(dir, 'ask.sh', `echo '${decisionJson('ask', 'sure?')}'`);
     const controller = new AbortController();

@@ -26,6 +26,9 @@ import type {
 /** Default cap on each of a hook's stdout and stderr. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
 
+/** How long an `ask` waits for the approver by default, as the permission interceptor does. */
+export const DEFAULT_APPROVE_TIMEOUT_MS = 300_000;
+
 /** The `_meta` key of the blocks this package appends to a result. */
 export const HOOKS_META_KEY = 'dsh-tools/hooks';
 
@@ -79,6 +82,7 @@ interface Settings {
   readonly permissionMode: string;
   readonly transcriptPath: string;
   readonly approve: Approver | undefined;
+  readonly approveTimeoutMs: number;
   readonly maxOutputBytes: number;
   readonly onHookRun: ((record: HookRunRecord) => void) | undefined;
 }
@@ -105,6 +109,7 @@ const readOptions = (options: HooksInterceptorOptions): Settings => {
       permissionMode: o.permissionMode,
       transcriptPath: o.transcriptPath,
       approve: o.approve,
+      approveTimeoutMs: o.approveTimeoutMs,
       env: o.env,
       maxOutputBytes: o.maxOutputBytes,
       onHookRun: o.onHookRun,
@@ -160,6 +165,19 @@ const readOptions = (options: HooksInterceptorOptions): Settings => {
   ) {
     throw optionError('maxOutputBytes', max, `an integer from 1 to ${MAX_OUTPUT_BYTES_LIMIT}`);
   }
+  const approveTimeoutMs = raw.approveTimeoutMs ?? DEFAULT_APPROVE_TIMEOUT_MS;
+  if (
+    typeof approveTimeoutMs !== 'number' ||
+    !Number.isInteger(approveTimeoutMs) ||
+    approveTimeoutMs < 0 ||
+    approveTimeoutMs > 2_147_483_647
+  ) {
+    throw optionError(
+      'approveTimeoutMs',
+      approveTimeoutMs,
+      'an integer number of milliseconds from 0 (no limit) to 2147483647',
+    );
+  }
   return {
     hooks,
     cwd,
@@ -168,6 +186,7 @@ const readOptions = (options: HooksInterceptorOptions): Settings => {
     permissionMode: text('permissionMode', 'default'),
     transcriptPath: text('transcriptPath', ''),
     approve: fn<Approver>('approve'),
+    approveTimeoutMs,
     maxOutputBytes: max,
     onHookRun: fn<(record: HookRunRecord) => void>('onHookRun'),
   };
@@ -322,7 +341,8 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
     const reason = `${reasons.join('; ')}${
       rewritten === undefined ? '' : ' (the arguments shown are the ones a hook rewrote them to)'
     }`;
-    if (settings.approve === undefined) {
+    const { approve } = settings;
+    if (approve === undefined) {
       return denial(
         exec,
         'PreToolUse',
@@ -335,16 +355,27 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
     const onAbort = () => controller.abort(exec.signal?.reason);
     exec.signal?.addEventListener('abort', onAbort, { once: true });
     if (exec.signal?.aborted) onAbort();
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const aborted = new Promise<'aborted'>((resolve) => {
+      const stop = new Promise<'aborted' | 'timeout'>((resolve) => {
         if (controller.signal.aborted) resolve('aborted');
-        controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+        controller.signal.addEventListener(
+          'abort',
+          () => resolve(exec.signal?.aborted ? 'aborted' : 'timeout'),
+          { once: true },
+        );
+        if (settings.approveTimeoutMs > 0) {
+          timer = setTimeout(
+            () => controller.abort(new Error('approval timed out')),
+            settings.approveTimeoutMs,
+          );
+        }
       });
       let answer: unknown;
       try {
         answer = await Promise.race([
-          Promise.resolve(
-            settings.approve({
+          Promise.resolve().then(() =>
+            approve({
               exec: rewritten ?? exec,
               tool: exec.tool,
               asker: 'hooks',
@@ -354,16 +385,17 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
               signal: controller.signal,
             }),
           ),
-          aborted,
+          stop,
         ]);
       } catch (error) {
+        controller.abort(error);
         return denial(
           exec,
           'PreToolUse',
           'ask',
           `Tool "${exec.name}" was not approved: the approver failed (${
             error instanceof Error ? error.message : String(error)
-          }) while ${reason}.`,
+          }), so the call is denied (fail closed). It was asked because ${reason}.`,
           runs,
         );
       }
@@ -372,6 +404,15 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
           exec.callId,
           'ABORTED',
           `Tool "${exec.name}" was aborted while waiting for approval asked by a PreToolUse hook.`,
+        );
+      }
+      if (answer === 'timeout') {
+        return denial(
+          exec,
+          'PreToolUse',
+          'ask',
+          `Tool "${exec.name}" was not approved: no answer came within ${settings.approveTimeoutMs} ms, so the call is denied (fail closed). It was asked because ${reason}. Ask the user before trying again.`,
+          runs,
         );
       }
       if (!isApprovalDecision(answer)) {
@@ -394,6 +435,7 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
       }
       return undefined;
     } finally {
+      clearTimeout(timer);
       exec.signal?.removeEventListener('abort', onAbort);
     }
   };

@@ -158,6 +158,11 @@ export interface HooksInterceptorOptions {
   readonly transcriptPath?: string;
   /** Answers a hook's `ask`. Without one, an `ask` denies the call. */
   readonly approve?: Approver;
+  /**
+   * How long an `ask` waits for `approve` before denying, in milliseconds; default 300000 (five
+   * minutes, as the permission interceptor), 0 for no limit. The request's signal aborts then.
+   */
+  readonly approveTimeoutMs?: number;
   /** Extra environment variables for the hooks (over `process.env`). */
   readonly env?: Readonly<Record<string, string>>;
   /** Cap on each of stdout and stderr, in bytes; default 1 MiB. Over it, the hook has failed. */
