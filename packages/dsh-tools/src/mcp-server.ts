@@ -5,8 +5,8 @@ import {
   type McpServerHandle,
   type McpStatusEvent,
 } from '@dsh-tools/mcp-bridge';
-import type { ToolRegistry } from './cordis';
 import { nameLabel } from './label';
+import type { ToolRegistry } from './tools-service';
 
 declare module '@deepseek-ai/cordis' {
   interface Events {

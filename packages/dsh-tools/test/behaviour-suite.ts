@@ -1,7 +1,7 @@
 /**
  * The registry's behaviour suite, written once against a host and run against every host: the
- * standalone registry and the cordis service must give identical results. Test-only: nothing in
- * the package's entries imports this file.
+ * standalone registry and the cordis service must give identical results. Test-only (under test/,
+ * never built or published).
  */
 import {
   errorResult,

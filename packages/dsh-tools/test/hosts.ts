@@ -1,12 +1,12 @@
 /**
- * The hosts the behaviour suite runs on. Test-only: nothing in the package's entries imports this
- * file. Each host maps the suite's verbs to what a user of that host writes.
+ * The hosts the behaviour suite runs on. Test-only (under test/, never
+ * built or published). Each host maps the suite's verbs to what a user of that host writes.
  */
 import { Context } from '@deepseek-ai/cordis';
 import type { ToolExecution, ToolExecutionResult } from '@dsh-tools/protocol';
 import { createToolRegistry, type RegistryErrorInfo } from '@dsh-tools/registry';
+import { ToolRegistry } from '../src/cordis';
 import type { HostFactory, RegistryHost } from './behaviour-suite';
-import { ToolRegistry } from './cordis';
 
 type Errors = { error: unknown; info: RegistryErrorInfo }[];
 

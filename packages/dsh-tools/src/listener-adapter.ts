@@ -1,0 +1,154 @@
+import { Context, type Hook } from '@deepseek-ai/cordis';
+import type { Interceptor, ToolExecution } from '@dsh-tools/protocol';
+import {
+  createToolRegistry,
+  type ToolRegistry as StandaloneToolRegistry,
+} from '@dsh-tools/registry';
+import { listenerTable } from './cordis-listeners';
+import type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';
+
+/** A cordis `tools/execute` listener and its registration as a registry interceptor. */
+interface MirroredListener {
+  readonly hook: Hook;
+  readonly dispose: () => void;
+}
+
+/**
+ * The standalone registry and its link to cordis's listener table: what the service keeps; plain
+ * closures, so the hot path pays no proxy per property read.
+ */
+export interface ListenerAdapter {
+  readonly registry: StandaloneToolRegistry;
+  /** Brings the registry's copy of the `tools/execute` listeners up to date. */
+  sync(): void;
+  /** Disposes every mirrored listener. */
+  unmirror(): void;
+}
+
+/**
+ * The priority of the mirrored cordis listeners: the smallest number above 0, so that they run
+ * outside every `use()` interceptor of priority 0 or less and inside every higher one, whenever
+ * either was added.
+ */
+const CORDIS_PRIORITY = Number.MIN_VALUE;
+
+const EXECUTE = 'tools/execute';
+const RESULT = 'tools/result';
+const CHANGE = 'tools/change';
+
+/** The message of whatever was thrown. */
+const errorMessage = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * Connects one standalone registry to cordis's listener table.
+ *
+ * `tools/execute` listeners are registered in the registry with its own `use()`, so each gets
+ * exactly the checks of a standalone interceptor (rewrites validated at each step, `ToolError`
+ * codes kept, misuse failing closed and named). cordis's table stays the source of truth: `sync()`
+ * compares it with the registry's copy when a call starts. Each copy is also an effect of its
+ * listener's own fiber, so it goes with its plugin even before the next call notices.
+ */
+export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig): ListenerAdapter {
+  const logger = ctx.logger('tools');
+  const onError =
+    config.onError ??
+    ((error: unknown, info: CordisRegistryErrorInfo) => {
+      const where = [
+        info.tool === undefined ? '' : ` tool "${info.tool}"`,
+        info.callId === undefined ? '' : ` call "${info.callId}"`,
+        info.listener === undefined ? '' : ` listener of plugin "${info.listener}"`,
+      ].join('');
+      // cordis exports `error` by default and `warn` only when asked: a late settlement is
+      // expected noise, a throwing listener or an uncompilable schema is a bug to see.
+      const line = `${info.kind}${where}: ${errorMessage(error)}`;
+      if (info.kind === 'late-settlement') logger.warn(line);
+      else logger.error(line);
+    });
+  const report = (error: unknown, info: CordisRegistryErrorInfo): void => {
+    try {
+      onError(error, info);
+    } catch {
+      // The reporter itself failed; there is nobody left to tell.
+    }
+  };
+  const registry = createToolRegistry({ ...config, onError: report });
+  const listeners = listenerTable(ctx);
+  // The label of this service's isolation scope: listeners of a context that isolates `tools`
+  // belong to that scope's service, the selection `ctx.emit(service, event)` makes.
+  const label = ctx[Context.isolate].tools;
+  const visible = (hook: Hook) => hook.global || hook.ctx[Context.isolate].tools === label;
+  let mirrored: readonly MirroredListener[] = [];
+
+  const adopt = (hook: Hook): (() => void) => {
+    const interceptor = hook.callback as Interceptor;
+    const name = hook.ctx.fiber.name;
+    const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
+    try {
+      return hook.ctx.fiber.effect(() => {
+        const dispose = use();
+        return () => {
+          dispose();
+          // Forget the listener now, not at the next call: the copy must not keep its plugin.
+          mirrored = mirrored.filter((mirror) => mirror.hook !== hook);
+        };
+      }, 'ctx.tools: tools/execute listener');
+    } catch {
+      // The listener's fiber is unloading and its hook not removed yet: it still applies to this
+      // call (a policy must never silently lapse), and the next call drops it.
+      return use();
+    }
+  };
+
+  const unmirror = (): void => {
+    const previous = mirrored;
+    mirrored = [];
+    for (const { dispose } of previous) dispose();
+  };
+
+  const sync = (): void => {
+    const table = listeners(EXECUTE);
+    let i = 0;
+    let same = true;
+    for (const hook of table) {
+      if (!visible(hook)) continue;
+      if (mirrored[i]?.hook !== hook) {
+        same = false;
+        break;
+      }
+      i++;
+    }
+    if (same && i === mirrored.length) return;
+    unmirror();
+    mirrored = table.filter(visible).map((hook) => ({ hook, dispose: adopt(hook) }));
+  };
+
+  /** Calls every listener of a notification; one that throws or rejects never stops the others. */
+  const notify = (event: string, args: unknown[], exec: ToolExecution | undefined): void => {
+    const table = listeners(event);
+    if (table.length === 0) return;
+    for (const hook of table.filter(visible)) {
+      const fail = (error: unknown) =>
+        report(error, {
+          kind: 'observer',
+          ...(exec === undefined ? {} : { tool: exec.name, callId: exec.callId }),
+          listener: hook.ctx.fiber.name,
+        });
+      try {
+        const returned: unknown = hook.callback(...args);
+        if (isThenable(returned)) Promise.resolve(returned).catch(fail);
+      } catch (error) {
+        fail(error);
+      }
+    }
+  };
+
+  registry.on('result', (result, exec) => notify(RESULT, [result, exec], exec));
+  registry.on('change', (event) => notify(CHANGE, [event], undefined));
+  return { registry, sync, unmirror };
+}
