@@ -162,6 +162,9 @@ export function resolveSandboxOptions(options: SandboxOptions, who: string): San
   const rootsGiven = list('roots', o.roots);
   const roots =
     o.roots === undefined ? [cwd] : rootsGiven.map((r, i) => path(`roots[${i}]`, r, cwd));
+  if (o.mode === 'workspace-write' && roots.includes('/')) {
+    fail('a writable root of "/" is no confinement: use mode "full-access" if that is meant');
+  }
   const home = lexicalAbsolute(homedir(), '/');
   const globs = (name: string, defaults: readonly string[]): ParsedGlob[] =>
     [...defaults, ...list(name, o[name as 'denyRead'])].map((g, i) => {

@@ -498,8 +498,19 @@ function spawnAndWait(
         } catch {}
       }
       void waitGone(childPid).then(() => {
+        // bubblewrap wrote no exit code: the command never ran. A program that is not there is
+        // the command's failure (a shell says 127); anything else is the sandbox's.
+        const notFound = /^bwrap: execvp /m.test(stderr.text());
+        if (
+          spec.sandboxed &&
+          stopped === undefined &&
+          exit === undefined &&
+          signal === null &&
+          notFound
+        ) {
+          exit = 127;
+        }
         if (spec.sandboxed && stopped === undefined && exit === undefined && signal === null) {
-          // bubblewrap wrote no exit code: the command never ran (a mount failed, no userns).
           reject(
             new ToolError(
               ToolErrorCode.UNAVAILABLE,

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineTool } from '@dsh-tools/define-tool';
-import type { ToolExecutionResult } from '@dsh-tools/protocol';
+import { ToolError, type ToolExecutionResult } from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
 import { findBwrap, requireSandbox, type SandboxOptions, sandboxInterceptor } from '../src/index';
 
@@ -31,7 +32,10 @@ export interface Tree {
 }
 
 export async function makeTree(): Promise<Tree> {
-  const base = await realpath(await mkdtemp(`${tmpdir()}/dsh-sandbox-`));
+  // Not under /tmp: the sandbox mounts a fresh /tmp, which would hide "outside" and make every
+  // escape from the root fail for the wrong reason (the target would simply not exist inside).
+  const parent = existsSync('/var/tmp') ? '/var/tmp' : tmpdir();
+  const base = await realpath(await mkdtemp(`${parent}/dsh-sandbox-`));
   const ws = `${base}/ws`;
   const outside = `${base}/outside`;
   await mkdir(`${ws}/sub`, { recursive: true });
@@ -104,6 +108,10 @@ export function exampleTools(cwd: string) {
     hints: { command: 'command' },
     async execute({ command }, exec) {
       const run = await requireSandbox(exec).run(['bash', '-c', command], { signal: exec.signal });
+      if (run.aborted)
+        throw new ToolError('ABORTED', 'bash: the call was aborted; the command was killed');
+      if (run.timedOut)
+        throw new ToolError('TIMEOUT', 'bash: the command ran out of time and was killed');
       return {
         content: [{ type: 'text', text: `${run.stdout}${run.stderr}exit ${run.exitCode}` }],
         structuredContent: { ...run },

@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSandboxRunner, DEFAULT_DENY_WRITE, sandboxInterceptor } from './index';
+import { resolveSandboxOptions } from './options';
+
+describe('options', () => {
+  it.each([
+    ['not an object', null, 'options must be an object'],
+    ['an array', [], 'options must be an object'],
+    [
+      'no mode',
+      {},
+      'option "mode" must be one of "read-only", "workspace-write", "full-access" (got undefined',
+    ],
+    ['a misspelt mode', { mode: 'readonly' }, '(got "readonly")'],
+    [
+      'an unknown key, with a suggestion',
+      { mode: 'read-only', denyread: [] },
+      'unknown option "denyread" — did you mean "denyRead"?',
+    ],
+    ['a relative cwd with a null byte', { mode: 'read-only', cwd: 'a\0' }, 'option "cwd"'],
+    ['an empty cwd', { mode: 'read-only', cwd: '' }, 'option "cwd"'],
+    [
+      'roots not an array',
+      { mode: 'workspace-write', roots: '/w' },
+      'option "roots" must be an array',
+    ],
+    ['a root that is not a string', { mode: 'workspace-write', roots: [1] }, 'option "roots[0]"'],
+    [
+      'the file system root as a root',
+      { mode: 'workspace-write', roots: ['/'] },
+      'use mode "full-access"',
+    ],
+    [
+      'a bracket glob',
+      { mode: 'read-only', denyRead: ['a/[b]'] },
+      'option "denyRead[0]" "a/[b]" uses brackets',
+    ],
+    ['a glob with ..', { mode: 'read-only', denyWrite: ['../x'] }, 'option "denyWrite[0]"'],
+    [
+      'a non-boolean network',
+      { mode: 'read-only', network: 'yes' },
+      'option "network" must be a boolean',
+    ],
+    [
+      'a non-boolean allowUnsandboxed',
+      { mode: 'read-only', allowUnsandboxed: 1 },
+      'option "allowUnsandboxed"',
+    ],
+    [
+      'a relative bwrapPath',
+      { mode: 'read-only', bwrapPath: 'bwrap' },
+      'option "bwrapPath" must be an absolute path',
+    ],
+    ['a bad env name', { mode: 'read-only', envAllowlist: ['A-B'] }, 'option "envAllowlist[0]"'],
+    [
+      'a zero timeout',
+      { mode: 'read-only', timeoutMs: 0 },
+      'option "timeoutMs" must be an integer',
+    ],
+    [
+      'a NaN output cap',
+      { mode: 'read-only', maxOutputBytes: Number.NaN },
+      'option "maxOutputBytes"',
+    ],
+    ['a negative grace', { mode: 'read-only', killGraceMs: -1 }, 'option "killGraceMs"'],
+    [
+      'an unknown maskScan key',
+      { mode: 'read-only', maskScan: { deep: 1 } },
+      'unknown option "maskScan.deep"',
+    ],
+    [
+      'a skip name with a slash',
+      { mode: 'read-only', maskScan: { skip: ['a/b'] } },
+      'option "maskScan.skip[0]"',
+    ],
+  ])('refuses %s with a TypeError naming the option', (_name, options, message) => {
+    // biome-ignore lint/suspicious/noExplicitAny: invalid options on purpose
+    expect(() => sandboxInterceptor(options as any)).toThrow(TypeError);
+    // biome-ignore lint/suspicious/noExplicitAny: invalid options on purpose
+    expect(() => sandboxInterceptor(options as any)).toThrow(message);
+    // biome-ignore lint/suspicious/noExplicitAny: invalid options on purpose
+    expect(() => createSandboxRunner(options as any)).toThrow(/^createSandboxRunner: /);
+  });
+
+  it('fills in the defaults: cwd, roots [cwd], network off, unconfined refused', () => {
+    const config = resolveSandboxOptions({ mode: 'workspace-write' }, 'x');
+    expect(config.cwd).toBe(process.cwd());
+    expect(config.roots).toEqual([process.cwd()]);
+    expect(config.network).toBe(false);
+    expect(config.allowUnsandboxed).toBe(false);
+    expect(config.denyWrite.map((g) => g.source)).toEqual(DEFAULT_DENY_WRITE);
+    for (const rc of ['~/.bashrc', '~/.zshrc', '~/.profile', '**/.git/hooks/**']) {
+      expect(DEFAULT_DENY_WRITE).toContain(rc);
+    }
+  });
+
+  it('adds custom deny globs to the defaults, never replacing them', () => {
+    const config = resolveSandboxOptions({ mode: 'read-only', denyRead: ['secrets/**'] }, 'x');
+    expect(config.denyRead.map((g) => g.source)).toContain('**/.env*');
+    expect(config.denyRead.at(-1)).toMatchObject({
+      source: 'secrets/**',
+      prefix: `${process.cwd()}/secrets`,
+    });
+  });
+
+  it('property: any options object is accepted or refused with a TypeError, nothing else', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            mode: fc.oneof(
+              fc.constantFrom('read-only', 'workspace-write', 'full-access'),
+              fc.anything(),
+            ),
+            cwd: fc.oneof(fc.string(), fc.anything()),
+            roots: fc.oneof(fc.array(fc.string()), fc.anything()),
+            denyRead: fc.oneof(fc.array(fc.string()), fc.anything()),
+            network: fc.anything(),
+            timeoutMs: fc.oneof(fc.integer(), fc.double()),
+          },
+          { requiredKeys: [] },
+        ),
+        (options) => {
+          try {
+            // biome-ignore lint/suspicious/noExplicitAny: arbitrary input on purpose
+            sandboxInterceptor(options as any);
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+            expect((error as Error).message).toMatch(/^sandboxInterceptor: /);
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,175 @@
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTree, type Tree } from '../test/fixtures';
+import { compileGlob, parseGlob } from './glob';
+import {
+  isInside,
+  lexicalAbsolute,
+  MAX_SYMLINKS,
+  PathResolutionError,
+  pathShapeProblem,
+  resolveLikeKernel,
+} from './resolve-path';
+
+let tree: Tree;
+beforeAll(async () => {
+  tree = await makeTree();
+  const { ws, outside } = tree;
+  await mkdir(`${ws}/a/b`, { recursive: true });
+  await writeFile(`${ws}/a/b/f`, '');
+  await symlink('a/b', `${ws}/lb`);
+  await symlink(outside, `${ws}/lo`);
+  await symlink('../..', `${ws}/a/b/up2`);
+  await symlink('lb', `${ws}/llb`);
+  await symlink('missing-target', `${ws}/dangling`);
+});
+afterAll(() => tree.cleanup());
+
+describe('resolveLikeKernel', () => {
+  it('agrees with realpath(3) on every existing path built from links, .. and .', async () => {
+    // Components that exist in the tree; any sequence of them that exists must resolve exactly
+    // as the kernel's realpath does, including `..` taken after a symlinked directory.
+    const parts = ['a', 'b', 'f', 'lb', 'lo', 'up2', 'llb', '..', '.', '', 'ws', 'outside', 'dir'];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...parts), { maxLength: 8 }), async (seq) => {
+        const path = seq.join('/');
+        let expected: string;
+        try {
+          expected = await realpath(`${tree.ws}/${path}`);
+        } catch {
+          return; // not an existing path: realpath has no answer to compare with
+        }
+        expect(await resolveLikeKernel(`${tree.ws}/${path}`, '/')).toBe(expected);
+        if (!path.startsWith('/')) expect(await resolveLikeKernel(path, tree.ws)).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('follows a link before its .. (the text would say otherwise)', async () => {
+    expect(lexicalAbsolute('lo/../x', tree.ws)).toBe(`${tree.ws}/x`);
+    expect(await resolveLikeKernel('lo/../x', tree.ws)).toBe(`${tree.base}/x`);
+  });
+
+  it('follows a dangling link to where it would create its target', async () => {
+    expect(await resolveLikeKernel('dangling', tree.ws)).toBe(`${tree.ws}/missing-target`);
+    expect(await resolveLikeKernel('lo/new/deeper', tree.ws)).toBe(`${tree.outside}/new/deeper`);
+  });
+
+  it('refuses a loop after MAX_SYMLINKS links, like ELOOP', async () => {
+    await symlink('loop-b', `${tree.ws}/loop-a`);
+    await symlink('loop-a', `${tree.ws}/loop-b`);
+    const error = await resolveLikeKernel('loop-a', tree.ws).catch((e) => e);
+    expect(error).toBeInstanceOf(PathResolutionError);
+    expect(error.code).toBe('ELOOP');
+    expect(error.message).toContain(String(MAX_SYMLINKS));
+  });
+
+  it('resolves /proc/self/root and /proc/self/cwd through their magic links', async () => {
+    expect(await resolveLikeKernel(`/proc/self/root${tree.ws}`, '/')).toBe(tree.ws);
+    expect(await resolveLikeKernel('/proc/self/cwd', '/')).toBe(await realpath(process.cwd()));
+  });
+});
+
+describe('pathShapeProblem', () => {
+  it.each([
+    [42, 'must be a string (got number)'],
+    [undefined, 'must be a string (got undefined)'],
+    ['', 'is empty'],
+    ['a\0b', 'null byte'],
+    ['x'.repeat(4096), 'PATH_MAX'],
+    ['\u{1F600}'.repeat(1024), 'PATH_MAX'],
+    [`a/${'y'.repeat(256)}/b`, 'NAME_MAX'],
+  ])('refuses %j', (value, problem) => {
+    expect(pathShapeProblem(value)).toContain(problem);
+  });
+
+  it('accepts the longest legal shapes', () => {
+    expect(pathShapeProblem('x'.repeat(255))).toBeUndefined();
+    expect(pathShapeProblem(`${'a/'.repeat(2047)}b`)).toBeUndefined();
+  });
+});
+
+describe('lexicalAbsolute and isInside', () => {
+  it('never climbs above / and never matches a sibling that shares a prefix', () => {
+    expect(lexicalAbsolute('../../../..', '/a')).toBe('/');
+    expect(isInside('/ws-other/x', '/ws')).toBe(false);
+    expect(isInside('/ws', '/ws')).toBe(true);
+    expect(isInside('/anything', '/')).toBe(true);
+  });
+
+  it('property: the result is absolute, normalised, with no . or .. components', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', '..', '.', '', 'c d', '\u00e9'), { maxLength: 12 }),
+        (parts) => {
+          const out = lexicalAbsolute(parts.join('/'), '/base/dir');
+          expect(out.startsWith('/')).toBe(true);
+          expect(out.split('/').slice(1)).not.toContain('..');
+          expect(out === '/' || !out.endsWith('/')).toBe(true);
+          expect(out).not.toMatch(/\/\.(\/|$)|\/\//);
+        },
+      ),
+    );
+  });
+});
+
+describe('deny globs', () => {
+  const cases: readonly [glob: string, path: string, matches: boolean][] = [
+    ['**/.env*', '/w/.env', true],
+    ['**/.env*', '/w/deep/er/.env.local', true],
+    ['**/.env*', '/w/env', false],
+    ['**/.env*', '/w/.env/inside', false],
+    ['~/.ssh/**', '/home/u/.ssh', true],
+    ['~/.ssh/**', '/home/u/.ssh/id_rsa', true],
+    ['~/.ssh/**', '/home/u/.sshx/id_rsa', false],
+    ['**/.git/hooks/**', '/r/.git/hooks/pre-commit', true],
+    ['**/.git/hooks/**', '/r/sub/.git/hooks', true],
+    ['**/.git/hooks/**', '/r/.git/hooksx', false],
+    ['/proc/*/environ', '/proc/123/environ', true],
+    ['/proc/*/environ', '/proc/123/task/1/environ', false],
+    ['secrets/?.key', '/cwd/secrets/a.key', true],
+    ['secrets/?.key', '/cwd/secrets/ab.key', false],
+    ['*.pem', '/cwd/x.pem', true],
+    ['*.pem', '/cwd/sub/x.pem', false],
+    ['/a+b/(c)', '/a+b/(c)', true],
+    ['/a+b/(c)', '/aab/c', false],
+  ];
+  it.each(cases)('%s against %s: %s', (glob, path, matches) => {
+    const parsed = parseGlob(glob, '/cwd', '/home/u');
+    if (typeof parsed === 'string') throw new Error(parsed);
+    expect(compileGlob(parsed.prefix, parsed.rest).test(path)).toBe(matches);
+  });
+
+  it.each([
+    ['', 'must not be empty'],
+    ['a/[bc]', 'brackets'],
+    ['{a,b}', 'braces'],
+    ['!x', 'negation'],
+    ['a/../b', '".."'],
+    ['a**b', 'whole path component'],
+    ['a/~/b', '~ is only understood at the start'],
+    ['x\0', 'null byte'],
+  ])('refuses %j', (glob, problem) => {
+    expect(parseGlob(glob, '/cwd', '/home/u')).toContain(problem);
+  });
+
+  it('property: a literal glob matches exactly its own path', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.stringMatching(/^[^/*?[\]{}~!\0]{1,8}$/), { minLength: 1, maxLength: 5 }),
+        (parts) => {
+          fc.pre(parts.every((p) => p !== '.' && p !== '..'));
+          const path = `/${parts.join('/')}`;
+          const parsed = parseGlob(path, '/cwd', '/home');
+          if (typeof parsed === 'string') throw new Error(parsed);
+          const re = compileGlob(parsed.prefix, parsed.rest);
+          expect(re.test(path)).toBe(true);
+          expect(re.test(`${path}x`)).toBe(false);
+          expect(re.test(`${path}/x`)).toBe(false);
+        },
+      ),
+    );
+  });
+});
