@@ -1,12 +1,8 @@
 export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from './config';
-export {
-  DEFAULT_APPROVE_TIMEOUT_MS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  HOOKS_META_KEY,
-  hooksInterceptor,
-} from './interceptor';
+export { HOOKS_META_KEY, hooksInterceptor } from './interceptor';
 export { compileMatcher, type ToolMatcher } from './matcher';
 export { mergeDecisions } from './merge';
+export { DEFAULT_APPROVE_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from './options';
 export { type ClaudeCodeSettingsPaths, loadClaudeCodeHooks } from './settings';
 export type {
   HookCommandConfig,

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { resolve as resolvePath } from 'node:path';
 import {
   type ApprovalDecision,
-  type Approver,
   type ContentBlock,
   errorResult,
   type InterceptedExecution,
@@ -10,8 +7,9 @@ import {
   type TextContent,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { quoteValue, type ResolvedHook, type ResolvedHooks, resolveHooksOption } from './config';
+import { quoteValue, type ResolvedHook } from './config';
 import { effectiveDecision, mergeDecisions } from './merge';
+import { readOptions } from './options';
 import { type HookOutcome, interpretHookRun } from './output';
 import { runHookProcess } from './run-hook';
 import type {
@@ -23,16 +21,9 @@ import type {
   HooksInterceptorOptions,
 } from './types';
 
-/** Default cap on each of a hook's stdout and stderr. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
-
-/** How long an `ask` waits for the approver by default, as the permission interceptor does. */
-export const DEFAULT_APPROVE_TIMEOUT_MS = 300_000;
-
 /** The `_meta` key of the blocks this package appends to a result. */
 export const HOOKS_META_KEY = 'dsh-tools/hooks';
 
-const MAX_OUTPUT_BYTES_LIMIT = 256 * 1_048_576;
 const RECORD_TEXT_LIMIT = 8192;
 
 /** One hook's run for one call: its record and what it said. */
@@ -72,124 +63,6 @@ const dedupe = (hooks: readonly ResolvedHook[]): ResolvedHook[] => {
     }
   }
   return [...byCommand.values()];
-};
-
-interface Settings {
-  readonly hooks: ResolvedHooks;
-  readonly cwd: string;
-  readonly env: NodeJS.ProcessEnv;
-  readonly sessionId: string;
-  readonly permissionMode: string;
-  readonly transcriptPath: string;
-  readonly approve: Approver | undefined;
-  readonly approveTimeoutMs: number;
-  readonly maxOutputBytes: number;
-  readonly onHookRun: ((record: HookRunRecord) => void) | undefined;
-}
-
-const optionError = (name: string, value: unknown, expected: string): TypeError =>
-  new TypeError(
-    `hooksInterceptor: option "${name}" is ${quoteValue(value)}; expected ${expected}.`,
-  );
-
-const readOptions = (options: HooksInterceptorOptions): Settings => {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError(
-      `hooksInterceptor: options are ${quoteValue(options)}; expected { hooks, cwd?, sessionId?, permissionMode?, transcriptPath?, approve?, … }.`,
-    );
-  }
-  let raw: Record<string, unknown>;
-  try {
-    const o = options as unknown as Record<string, unknown>;
-    raw = {
-      hooks: o.hooks,
-      cwd: o.cwd,
-      projectDir: o.projectDir,
-      sessionId: o.sessionId,
-      permissionMode: o.permissionMode,
-      transcriptPath: o.transcriptPath,
-      approve: o.approve,
-      approveTimeoutMs: o.approveTimeoutMs,
-      env: o.env,
-      maxOutputBytes: o.maxOutputBytes,
-      onHookRun: o.onHookRun,
-    };
-  } catch (error) {
-    throw new TypeError(
-      `hooksInterceptor: options could not be read (${error instanceof Error ? error.message : String(error)}); pass a plain object.`,
-    );
-  }
-  if (raw.hooks === undefined) {
-    throw optionError(
-      'hooks',
-      raw.hooks,
-      'the "hooks" block of Claude Code settings ({ "PreToolUse": [ … ], "PostToolUse": [ … ] }) or what loadClaudeCodeHooks() returns',
-    );
-  }
-  const hooks = resolveHooksOption(raw.hooks);
-  const text = (name: string, fallback: string, allowEmpty = true): string => {
-    const value = raw[name];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || (!allowEmpty && value === '') || value.includes('\0')) {
-      throw optionError(name, value, allowEmpty ? 'a string' : 'a non-empty string');
-    }
-    return value;
-  };
-  const cwd = resolvePath(text('cwd', process.cwd(), false));
-  const projectDir = resolvePath(cwd, text('projectDir', cwd, false));
-  const fn = <F>(name: string): F | undefined => {
-    const value = raw[name];
-    if (value !== undefined && typeof value !== 'function') {
-      throw optionError(name, value, 'a function');
-    }
-    return value as F | undefined;
-  };
-  const extraEnv: Record<string, string> = {};
-  if (raw.env !== undefined) {
-    if (typeof raw.env !== 'object' || raw.env === null || Array.isArray(raw.env)) {
-      throw optionError('env', raw.env, 'an object of string values');
-    }
-    for (const [key, value] of Object.entries(raw.env)) {
-      if (typeof value !== 'string' || key === '' || key.includes('=') || key.includes('\0')) {
-        throw optionError(`env.${key}`, value, 'a string value under a valid variable name');
-      }
-      extraEnv[key] = value;
-    }
-  }
-  const max = raw.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  if (
-    typeof max !== 'number' ||
-    !Number.isInteger(max) ||
-    max < 1 ||
-    max > MAX_OUTPUT_BYTES_LIMIT
-  ) {
-    throw optionError('maxOutputBytes', max, `an integer from 1 to ${MAX_OUTPUT_BYTES_LIMIT}`);
-  }
-  const approveTimeoutMs = raw.approveTimeoutMs ?? DEFAULT_APPROVE_TIMEOUT_MS;
-  if (
-    typeof approveTimeoutMs !== 'number' ||
-    !Number.isInteger(approveTimeoutMs) ||
-    approveTimeoutMs < 0 ||
-    approveTimeoutMs > 2_147_483_647
-  ) {
-    throw optionError(
-      'approveTimeoutMs',
-      approveTimeoutMs,
-      'an integer number of milliseconds from 0 (no limit) to 2147483647',
-    );
-  }
-  return {
-    hooks,
-    cwd,
-    env: { ...process.env, CLAUDE_PROJECT_DIR: projectDir, ...extraEnv },
-    sessionId: text('sessionId', randomUUID()),
-    permissionMode: text('permissionMode', 'default'),
-    transcriptPath: text('transcriptPath', ''),
-    approve: fn<Approver>('approve'),
-    approveTimeoutMs,
-    maxOutputBytes: max,
-    onHookRun: fn<(record: HookRunRecord) => void>('onHookRun'),
-  };
 };
 
 const feedbackBlock = (text: string, meta: HookFeedbackMeta): TextContent => ({
@@ -301,7 +174,8 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
   const objection = (run: HookRun): string => {
     const { hook, outcome } = run;
     if (outcome.status === 'failed' || outcome.status === 'aborted') {
-      return `${describeHook(hook)} ${outcome.failure}; with "onError": "block" a failed hook blocks the call (fix the hook, or set "onError": "allow" on it to let calls through when it fails)`;
+      const what = hook.event === 'PreToolUse' ? 'the call' : 'the result';
+      return `${describeHook(hook)} ${outcome.failure}; with "onError": "block" a failed hook blocks ${what} (fix the hook, or set "onError": "allow" on it to let ${what} through when it fails)`;
     }
     if (outcome.stop !== undefined && outcome.decision !== 'deny') {
       return `${describeHook(hook)} stopped the agent ("continue": false)${
