@@ -505,11 +505,11 @@ class Decider {
       for (const value of valuesAt(this.exec.arguments, hint.arg)) {
         if (value === undefined) continue;
         const subject = `${hint.arg}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
-        if (typeof value !== 'string') {
+        if (typeof value !== 'string' || value.includes('\u0000') || value === '') {
           parts.push({
             severity: 'unknown',
             subject,
-            reason: `argument ${hint.arg} is declared a path but is not a string`,
+            reason: `argument ${hint.arg} is declared a path but is not a usable path string (empty, NUL, or not a string)`,
           });
           continue;
         }

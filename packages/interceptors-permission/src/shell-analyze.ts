@@ -73,13 +73,33 @@ const snippet = (src: string, node: ShellNode): string => {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 };
 
+const ARITHMETIC_TEST = /\s-(eq|ne|lt|le|gt|ge)\s/;
+
+/** Whether a node starts an arithmetic context, where bash evaluates variables' values as code. */
+const arithmetic = (node: ShellNode, src: string): boolean =>
+  node.type === 'arithmetic_expansion' ||
+  node.type === 'c_style_for_statement' ||
+  node.type === 'subscript' ||
+  (node.type === 'compound_statement' && node.children[0]?.type === '((') ||
+  (node.type === 'test_command' && ARITHMETIC_TEST.test(src.slice(node.start, node.end)));
+
 function walk(
   node: ShellNode,
   src: string,
   via: readonly string[],
   depth: number,
   state: State,
+  inArithmetic = false,
 ): void {
+  const arith = inArithmetic || arithmetic(node, src);
+  if (
+    arith &&
+    (node.type === 'variable_name' || node.type === 'simple_expansion' || node.type === 'expansion')
+  ) {
+    // `x='a[$(rm -rf /)]'; (( x ))` runs rm: arithmetic evaluates a variable's value as an expression.
+    const problem = `arithmetic on ${JSON.stringify(snippet(src, node))}, whose value bash evaluates as an expression that may run commands`;
+    if (!state.out.problems.includes(problem)) state.out.problems.push(problem);
+  }
   if (node.type === 'ERROR') {
     state.out.problems.push(`a syntax error near ${JSON.stringify(snippet(src, node))}`);
   } else if (node.missing) {
@@ -109,7 +129,7 @@ function walk(
     case 'heredoc_content':
       break;
   }
-  for (const child of node.children) walk(child, src, via, depth, state);
+  for (const child of node.children) walk(child, src, via, depth, state, arith);
 }
 
 function command(

@@ -179,6 +179,13 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
   };
   if (SHELLS.has(base)) return unwrapShell(argv, via, here);
   switch (base) {
+    case 'let':
+      return {
+        kind: 'unknown',
+        reason: 'let evaluates its arguments as arithmetic, which may run commands',
+        argv,
+        via,
+      };
     case 'eval': {
       const words = argv.slice(1);
       const bad = notLiteral(words);

