@@ -8,6 +8,10 @@ export {
   type ClaudeSettingsOptions,
   loadClaudeSettings,
 } from './settings';
+export {
+  analyzeShellCommand,
+  type ShellCommandAnalysis,
+} from './shell-api';
 export { loadShellParser } from './shell-parser';
 export {
   type DecidedBy,
