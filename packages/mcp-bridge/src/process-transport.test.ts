@@ -73,6 +73,27 @@ describe('ProcessTransport', () => {
     expect(isGone(r.transport.pid!)).toBe(true);
   });
 
+  it('accepts a line of exactly maxLineBytes and ends the connection at one byte more', async () => {
+    // The line arrives without its newline first, so it waits in the buffer at its full length.
+    const line = (bytes: number) => {
+      const head = '{"jsonrpc":"2.0","method":"a","params":{"p":"';
+      const tail = '"}}';
+      return `${head}${'x'.repeat(bytes - head.length - tail.length)}${tail}`;
+    };
+    const script = (text: string) =>
+      `process.stdout.write(${JSON.stringify(text)}); setTimeout(() => { process.stdout.write('\\n'); setTimeout(() => process.exit(0), 50); }, 100);`;
+    const exact = run(script(line(5000)), { maxLineBytes: 5000 });
+    await exact.transport.start();
+    await exact.closed;
+    expect(exact.errors).toEqual([]);
+    expect(exact.messages).toHaveLength(1);
+    const over = run(script(line(5001)), { maxLineBytes: 5000 });
+    await over.transport.start();
+    await over.closed;
+    expect(over.messages).toEqual([]);
+    expect(over.errors[0]?.message).toContain('longer than 5000 bytes');
+  });
+
   it('escalates to SIGKILL when the server ignores SIGTERM', async () => {
     const r = run(
       `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.error('ready');`,
