@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApprovalRequest } from '@dsh-tools/protocol';
+import type { ApprovalRequest, InterceptedExecution } from '@dsh-tools/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   bashHook,
@@ -14,7 +14,7 @@ import {
   setup,
   waitForFile,
 } from '../test/helpers';
-import { HOOKS_META_KEY } from './interceptor';
+import { HOOKS_META_KEY, hooksInterceptor } from './interceptor';
 import type { HookDenialDetails, HookFeedbackMeta } from './types';
 
 let dir: string;
@@ -728,5 +728,37 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
       },
     );
     expect((await call('Bash', { command: 'x' })).isError).toBe(false);
+  });
+});
+
+describe('called directly, outside a registry', () => {
+  it('never throws on a hostile call object', async () => {
+    const interceptor = hooksInterceptor({ hooks: { PreToolUse: [pre('*', 'true')] } });
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+      },
+    ) as InterceptedExecution;
+    const result = await interceptor(hostile, () => Promise.reject(new Error('never')));
+    expect(result.error?.code).toBe('INTERCEPTOR_ERROR');
+    expect(result.error?.message).toContain('trap');
+    const named = await interceptor(
+      { callId: 'c', name: 42, arguments: {} } as unknown as InterceptedExecution,
+      () => Promise.reject(new Error('never')),
+    );
+    expect(named).toMatchObject({ callId: 'c', error: { code: 'INTERCEPTOR_ERROR' } });
+  });
+
+  it('turns a rejecting next() into a result', async () => {
+    const interceptor = hooksInterceptor({ hooks: { PostToolUse: [pre('*', 'true')] } });
+    const result = await interceptor(
+      { callId: 'c', name: 'x', arguments: {} } as unknown as InterceptedExecution,
+      () => Promise.reject(new Error('inner exploded')),
+    );
+    expect(result.error?.code).toBe('INTERCEPTOR_ERROR');
+    expect(result.error?.message).toContain('inner exploded');
   });
 });

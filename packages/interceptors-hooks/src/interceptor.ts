@@ -452,13 +452,20 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
     let selectedPre: ResolvedHook[];
     let selectedPost: ResolvedHook[];
     try {
-      selectedPre = dedupe(hooks.PreToolUse.filter((hook) => hook.matches(exec.name)));
-      selectedPost = dedupe(hooks.PostToolUse.filter((hook) => hook.matches(exec.name)));
+      const { name } = exec;
+      if (typeof name !== 'string') throw new TypeError(`the call's name is ${quoteValue(name)}`);
+      selectedPre = dedupe(hooks.PreToolUse.filter((hook) => hook.matches(name)));
+      selectedPost = dedupe(hooks.PostToolUse.filter((hook) => hook.matches(name)));
     } catch (error) {
+      // Only a call that did not come through a registry gets here; it still gets a result.
+      let callId = '';
+      try {
+        callId = String(exec.callId);
+      } catch {}
       return errorResult(
-        exec.callId,
+        callId,
         'INTERCEPTOR_ERROR',
-        `The hooks interceptor could not match tool "${exec.name}" (${error instanceof Error ? error.message : String(error)}); the call is blocked.`,
+        `The hooks interceptor could not read the call (${error instanceof Error ? error.message : String(error)}); it is blocked. Run calls through a registry, which validates them.`,
       );
     }
     if (selectedPre.length === 0 && selectedPost.length === 0) return next();
