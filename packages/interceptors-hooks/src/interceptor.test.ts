@@ -695,6 +695,24 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     expect(bodyCalls).toEqual([]);
   });
 
+  it('aborting during PostToolUse hooks kills them and keeps the result the tool produced', async () => {
+    const pidFile = join(dir, 'post.pid');
+    const hook = await bashHook(dir, 'post-slow.sh', `sleep 1000 & echo $! > ${pidFile}; wait`);
+    const controller = new AbortController();
+    const { call, bodyCalls, runs } = setup(
+      { PostToolUse: [pre('Bash', { type: 'command', command: hook, onError: 'block' })] },
+      { cwd: dir },
+    );
+    const pending = call('Bash', { command: 'x' }, controller.signal);
+    const childPid = Number((await waitForFile(pidFile)).trim());
+    controller.abort();
+    const result = await pending;
+    expect(bodyCalls).toEqual([{ command: 'x' }]);
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'ran: x' }] });
+    expect(runs[0]).toMatchObject({ status: 'aborted', decision: 'none' });
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
+  });
+
   it('a command that cannot start (cwd gone) fails closed', async () => {
     const { call } = setup({ PreToolUse: [pre('Bash', 'true')] }, { cwd: join(dir, 'missing') });
     const result = await call('Bash', { command: 'x' });

@@ -50,5 +50,8 @@ describe('effectiveDecision', () => {
     ).toBe('deny');
     expect(effectiveDecision('PostToolUse', 'block', { status: 'ok', stop: {} })).toBe('none');
     expect(effectiveDecision('PreToolUse', 'block', { status: 'ok' })).toBe('none');
+    const aborted = { status: 'aborted', failure: 'x' } as const;
+    expect(effectiveDecision('PreToolUse', 'block', aborted)).toBe('none');
+    expect(effectiveDecision('PostToolUse', 'block', aborted)).toBe('none');
   });
 });

@@ -24,7 +24,7 @@ export const mergeDecisions = (decisions: Iterable<HookDecision>): HookDecision 
 
 /**
  * What one run counts as once the failure policy is applied: a failed run under `block` denies
- * (PreToolUse) or blocks (PostToolUse), under `allow` it has no say; a PreToolUse hook that says
+ * (PreToolUse) or blocks (PostToolUse), under `allow` it has no say, and an aborted one never has; a PreToolUse hook that says
  * `continue: false` denies, since the agent is to stop before the tool runs.
  */
 export const effectiveDecision = (
@@ -32,7 +32,10 @@ export const effectiveDecision = (
   onError: HookErrorPolicy,
   outcome: HookOutcome,
 ): HookDecision => {
-  if (outcome.status === 'failed' || outcome.status === 'aborted') {
+  // An abort is the caller's doing, not the hook's verdict: the call resolves ABORTED (PreToolUse)
+  // or keeps the result the tool already produced (PostToolUse).
+  if (outcome.status === 'aborted') return 'none';
+  if (outcome.status === 'failed') {
     if (onError === 'allow') return 'none';
     return event === 'PreToolUse' ? 'deny' : 'block';
   }
