@@ -13,7 +13,7 @@ import {
 import { describeOrigin, isPathFamily, type ParsedRule } from './rules';
 import { analyzeShell, type ShellCommand } from './shell-analyze';
 import { baseName, fileOperands } from './shell-commands';
-import { type Match, matchShell, suspiciousCharacter } from './shell-match';
+import { denyNames, type Match, matchShell, suspiciousCharacter } from './shell-match';
 import type { ShellWord } from './shell-words';
 import type {
   DecidedBy,
@@ -110,6 +110,80 @@ export function valuesAt(args: unknown, path: string): unknown[] {
   return current;
 }
 
+const isFamily = (access: 'read' | 'write', tool: string): boolean =>
+  access === 'read'
+    ? tool === 'Read'
+    : tool === 'Edit' || tool === 'Write' || tool === 'MultiEdit' || tool === 'NotebookEdit';
+
+/** Rules a command could match, by program name (and those that may match any program). */
+interface RuleIndex {
+  readonly byName: Map<string, ParsedRule[]>;
+  readonly always: ParsedRule[];
+}
+interface PolicyIndex {
+  /** Path rules by access: deny and ask, and all (with allow). */
+  readonly paths: Record<
+    'read' | 'write',
+    { readonly guard: ParsedRule[]; readonly all: ParsedRule[] }
+  >;
+  readonly shell: Map<string, Record<RuleBehavior, RuleIndex>>;
+}
+const indexes = new WeakMap<Policy, PolicyIndex>();
+
+const policyIndex = (policy: Policy): PolicyIndex => {
+  let index = indexes.get(policy);
+  if (index === undefined) {
+    const paths = (access: 'read' | 'write') => {
+      const all = policy.rules.filter((r) => r.specifier !== undefined && isFamily(access, r.tool));
+      return { all, guard: all.filter((r) => r.behavior !== 'allow') };
+    };
+    index = { paths: { read: paths('read'), write: paths('write') }, shell: new Map() };
+    indexes.set(policy, index);
+  }
+  return index;
+};
+
+/** The shell rules that apply to this tool, indexed by the program they name. */
+const shellIndex = (
+  policy: Policy,
+  exec: InterceptedExecution,
+): Record<RuleBehavior, RuleIndex> => {
+  const source = exec.tool.source;
+  const key = `${exec.name}\u0000${isShellTool(exec.tool)}\u0000${source.kind === 'mcp' ? `${source.server}/${source.tool}` : ''}`;
+  const cache = policyIndex(policy).shell;
+  let index = cache.get(key);
+  if (index === undefined) {
+    const empty = (): RuleIndex => ({ byName: new Map(), always: [] });
+    index = { allow: empty(), ask: empty(), deny: empty() };
+    for (const rule of policy.rules) {
+      if (rule.specifier === undefined || !shellRuleApplies(rule, exec)) continue;
+      const shell = rule.shell;
+      const first =
+        shell === undefined ? undefined : shell.form === 'glob' ? shell.first : shell.words[0];
+      const target = index[rule.behavior];
+      if (first === undefined) target.always.push(rule);
+      else {
+        const list = target.byName.get(first);
+        if (list) list.push(rule);
+        else target.byName.set(first, [rule]);
+      }
+    }
+    cache.set(key, index);
+  }
+  return index;
+};
+
+/** Rules of one list that a command named `name` may match (all of them for an unknown name). */
+const candidates = (index: RuleIndex, names: readonly string[] | undefined): ParsedRule[] => {
+  if (names === undefined) return [...index.always, ...[...index.byName.values()].flat()];
+  const out: ParsedRule[] = [];
+  for (const n of names) {
+    const list = index.byName.get(n);
+    if (list) for (const r of list) if (!out.includes(r)) out.push(r);
+  }
+  return out.length === 0 ? index.always : [...out, ...index.always];
+};
+
 class Decider {
   readonly trail: TrailEntry[] = [];
   constructor(
@@ -143,15 +217,12 @@ class Decider {
     subject: string,
     withAllow: boolean,
   ): Part {
-    const family = (tool: string) =>
-      access === 'read'
-        ? tool === 'Read'
-        : tool === 'Edit' || tool === 'Write' || tool === 'MultiEdit' || tool === 'NotebookEdit';
+    const family = (tool: string) => isFamily(access, tool);
     let ask: Part | undefined;
     let allow: Part | undefined;
-    for (const rule of this.policy.rules) {
-      if (rule.specifier === undefined || !family(rule.tool)) continue;
-      if (rule.behavior === 'allow' && (!withAllow || allow)) continue;
+    const lists = policyIndex(this.policy).paths[access];
+    for (const rule of withAllow ? lists.all : lists.guard) {
+      if (rule.behavior === 'allow' && allow) continue;
       const hit = this.pathMatches(rule, path, rule.behavior);
       this.record(rule, hit, subject);
       if (!hit) continue;
@@ -200,17 +271,7 @@ class Decider {
   }
 
   hasPathRules(access: 'read' | 'write'): boolean {
-    return this.policy.rules.some(
-      (r) =>
-        r.behavior !== 'allow' &&
-        r.specifier !== undefined &&
-        (access === 'read'
-          ? r.tool === 'Read'
-          : r.tool === 'Edit' ||
-            r.tool === 'Write' ||
-            r.tool === 'MultiEdit' ||
-            r.tool === 'NotebookEdit'),
-    );
+    return policyIndex(this.policy).paths[access].guard.length > 0;
   }
 
   /** Checks shell operands against path deny / ask rules. */
@@ -221,12 +282,7 @@ class Decider {
     subject: string,
     note: string,
   ): Part | undefined {
-    for (const rule of this.policy.rules) {
-      if (rule.behavior === 'allow' || rule.specifier === undefined) continue;
-      if (
-        access === 'read' ? rule.tool !== 'Read' : !(rule.tool === 'Edit' || rule.tool === 'Write')
-      )
-        continue;
+    for (const rule of policyIndex(this.policy).paths[access].guard) {
       const hit = patternsOf(rule, this.policy.home).some((p) =>
         globsMayIntersect(segments, p.segments),
       );
@@ -303,17 +359,14 @@ class Decider {
 
   shellCommand(cmd: ShellCommand, wholeTool: { allow?: ParsedRule; ask?: ParsedRule }): Part {
     const subject = [...cmd.via, cmd.argv.map((w) => w.text).join(' ')].join(' → ');
-    const rules = this.policy.rules;
     const exec = this.exec;
+    const index = shellIndex(this.policy, exec);
+    const first = cmd.argv[0] as ShellWord;
+    // Deny and ask rules also catch the program's base name and what a look-alike imitates.
+    const guardNames = first.literal ? denyNames(first) : undefined;
     let maybe: Part | undefined;
-    for (const rule of rules) {
-      if (rule.behavior !== 'deny' || !shellRuleApplies(rule, exec)) continue;
-      const m: Match =
-        rule.specifier === undefined
-          ? 'yes'
-          : rule.shell
-            ? matchShell(rule.shell, cmd.argv, 'deny')
-            : 'no';
+    for (const rule of candidates(index.deny, guardNames)) {
+      const m: Match = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
       this.record(rule, m, subject);
       if (m === 'yes') return { severity: 'deny', subject, rule, reason: `it runs ${subject}` };
       if (m === 'maybe')
@@ -379,9 +432,7 @@ class Decider {
         soft: true,
         reason: `every ${exec.name} call asks`,
       };
-    for (const rule of rules) {
-      if (rule.behavior !== 'ask' || rule.specifier === undefined || !shellRuleApplies(rule, exec))
-        continue;
+    for (const rule of candidates(index.ask, guardNames)) {
       const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
       this.record(rule, m, subject);
       if (m !== 'no')
@@ -395,13 +446,7 @@ class Decider {
         reason: 'the whole tool is allowed',
         wholeTool: true,
       };
-    for (const rule of rules) {
-      if (
-        rule.behavior !== 'allow' ||
-        rule.specifier === undefined ||
-        !shellRuleApplies(rule, exec)
-      )
-        continue;
+    for (const rule of candidates(index.allow, first.literal ? [first.value] : [])) {
       const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
       this.record(rule, m, subject);
       if (m === 'yes') return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };

@@ -71,17 +71,21 @@ export interface PathPattern {
 }
 
 const compile = (glob: string): PathPattern => {
-  const matcher = picomatch(glob, { dot: true });
+  // A rule on a directory covers what is inside it, as a gitignore entry does.
+  const matcher = picomatch(glob.endsWith('/**') ? glob : [glob, `${glob}/**`], { dot: true });
+  const segments = glob.split('/').filter((s) => s !== '');
+  const literal: string[] = [];
+  for (const s of segments) {
+    if (GLOB_CHARS.test(s)) break;
+    literal.push(s);
+  }
+  // Cheap rejection: a path outside the pattern's literal directory cannot match it.
+  const prefix = `/${literal.join('/')}`;
+  const dirPrefix = prefix === '/' ? '/' : `${prefix}/`;
   return {
     glob,
-    segments: glob.split('/').filter((s) => s !== ''),
-    // A rule on a directory covers what is inside it, as a gitignore entry does.
-    test: (path: string) => {
-      for (let p = path; ; p = posix.dirname(p)) {
-        if (matcher(p)) return true;
-        if (p === '/') return false;
-      }
-    },
+    segments,
+    test: (path: string) => (path === prefix || path.startsWith(dirPrefix)) && matcher(path),
   };
 };
 

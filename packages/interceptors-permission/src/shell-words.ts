@@ -151,12 +151,22 @@ const visit = (node: ShellNode, src: string, acc: Acc, first: boolean): void => 
       acc.value += text.slice(1, -1);
       return;
     case 'string':
-    case 'translated_string':
+    case 'translated_string': {
+      // Walk the whole quoted range: the parser leaves some content (newlines) between children.
+      const open = node.type === 'string' ? 1 : 2;
+      let pos = node.start + open;
+      const stop = node.end - 1;
       for (const child of node.children) {
-        if (child.type === 'string_content') doubleQuoted(src.slice(child.start, child.end), acc);
-        else if (child.named) visit(child, src, acc, false);
+        if (child.start < pos || child.end > stop) continue;
+        if (child.start > pos) doubleQuoted(src.slice(pos, child.start), acc);
+        if (child.type === 'string_content' || !child.named)
+          doubleQuoted(src.slice(child.start, child.end), acc);
+        else visit(child, src, acc, false);
+        pos = child.end;
       }
+      if (pos < stop) doubleQuoted(src.slice(pos, stop), acc);
       return;
+    }
     case 'ansi_c_string': {
       const decoded = decodeAnsiC(text.slice(2, -1));
       if (decoded === undefined) acc.literal = false;

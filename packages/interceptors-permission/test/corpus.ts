@@ -105,6 +105,7 @@ export const BYPASS: readonly BypassCase[] = [
   // wrappers: what they run is judged
   ['bash-c', 'bash', "bash -c 'rm -rf /'", 'deny'],
   ['sh-c', 'bash', 'sh -c "rm x"', 'deny'],
+  ['sh-c-newline-in-quotes', 'bash', 'sh -c "cat README.md\nrm x"', 'deny'],
   ['bash-lc', 'bash', "bash -lc 'rm x'", 'deny'],
   ['zsh-c-compound', 'bash', "zsh -c 'npm test && rm x'", 'deny'],
   ['env', 'bash', 'env rm x', 'deny'],
