@@ -399,6 +399,14 @@ describe('updatedInput', () => {
     expect(runs[0]?.rewrote).toBe(true);
   });
 
+  it('updatedInput holds the fields to change or add: the others are kept (shallow), as Claude Code documents', async () => {
+    const hook = await bashHook(dir, 'partial.sh', `echo '${rewriteTo({ command: 'ls -1' })}'`);
+    const { call, bodyCalls } = setup({ PreToolUse: [pre('Bash', hook)] }, { cwd: dir });
+    const result = await call('Bash', { command: 'ls', timeout: 5 });
+    expect(result.isError).toBe(false);
+    expect(bodyCalls).toEqual([{ command: 'ls -1', timeout: 5 }]);
+  });
+
   it('a rewrite that breaks the schema is refused by the registry (INVALID_ARGS), not run', async () => {
     const hook = await bashHook(
       dir,

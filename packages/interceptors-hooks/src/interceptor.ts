@@ -375,10 +375,19 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
         ),
       };
     }
+    // Claude Code documents updatedInput as "the fields you want to change or add": they go over
+    // the original arguments (shallow), so a hook that prints only what it changes keeps the rest,
+    // and one that prints the whole input works the same.
     const rewritten =
       rewriters[0] === undefined
         ? undefined
-        : { ...exec, arguments: deepFreeze(structuredClone(rewriters[0].outcome.updatedInput!)) };
+        : {
+            ...exec,
+            arguments: deepFreeze({
+              ...exec.arguments,
+              ...structuredClone(rewriters[0].outcome.updatedInput!),
+            }),
+          };
     if (merged === 'ask') {
       const refused = await ask(
         exec,
