@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import type { Approver } from '@dsh-tools/protocol';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { terminalApprover } from './approvers';
 import { ConfigError, type LoadedConfig, loadConfig } from './config';
 import { defaultConfig } from './default-config';
 import { EXIT } from './exit-codes';
@@ -8,8 +10,8 @@ import { buildGateway, type Gateway, type ServerProgressEvent } from './gateway'
 import { HTTP_DEFAULTS, isLoopbackHost, serveGatewayHttp } from './http';
 import { inspectGateway } from './inspect';
 import { colorsFor, renderInspect, renderResult, renderTrail } from './output';
-import { PolicyUnavailableError } from './policies';
-import { serveGatewayStdio } from './serve';
+import { PolicyConfigError, PolicyUnavailableError } from './policies';
+import { createElicitationApprovals, serveGatewayStdio } from './serve';
 
 const VERSION = '0.0.0';
 const out = process.stdout;
@@ -75,10 +77,18 @@ async function load(configFile: string | undefined): Promise<LoadedConfig> {
   return loaded;
 }
 
-async function openGateway(loaded: LoadedConfig, recordTrails = false): Promise<Gateway> {
+async function openGateway(
+  loaded: LoadedConfig,
+  recordTrails = false,
+  approver?: Approver,
+): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {
-    return await buildGateway(loaded, { onServer: progress.onServer, recordTrails });
+    return await buildGateway(loaded, {
+      onServer: progress.onServer,
+      recordTrails,
+      ...(approver ? { approver } : {}),
+    });
   } finally {
     progress.done();
   }
@@ -147,7 +157,9 @@ async function callCommand(
 ): Promise<number> {
   const args = await readArgs(argsText);
   const loaded = await load(options.config);
-  const gateway = await openGateway(loaded, true);
+  // A person can answer an ask only on a terminal, and not when stdin carried the arguments.
+  const canAsk = process.stdin.isTTY === true && err.isTTY === true && argsText !== '-';
+  const gateway = await openGateway(loaded, true, canAsk ? terminalApprover() : undefined);
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted (Ctrl-C)'));
   process.once('SIGINT', onSigint);
@@ -255,7 +267,8 @@ async function serveCommand(options: ServeOptions): Promise<number> {
   // Every check that can refuse comes before a server process starts.
   const tokenInfo = options.http ? await resolveToken(options, options.http.host) : undefined;
   const loaded = await load(options.config);
-  const gateway = await openGateway(loaded);
+  const approvals = createElicitationApprovals();
+  const gateway = await openGateway(loaded, false, approvals.approver);
   if (gateway.failures.length > 0 && !options.allowPartial) {
     await gateway.close();
     throw new CliFailure(
@@ -277,6 +290,7 @@ async function serveCommand(options: ServeOptions): Promise<number> {
         ...(options.allowHost ? { allowedHosts: options.allowHost } : {}),
         maxBodyBytes: options.maxBodyBytes,
         maxSessions: options.maxSessions,
+        approvals,
       });
     } catch (error) {
       await gateway.close();
@@ -303,7 +317,7 @@ async function serveCommand(options: ServeOptions): Promise<number> {
       resolveDone();
     };
   } else {
-    const stdio = await serveGatewayStdio(gateway);
+    const stdio = await serveGatewayStdio(gateway, { approvals });
     err.write(`dsh-tools serve: ${tools} tools over stdio\n`);
     stop = stdio.stop;
     done = stdio.done;
@@ -432,7 +446,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version end through here too, with exit code 0.
       return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
     }
-    if (error instanceof ConfigError || error instanceof PolicyUnavailableError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof PolicyUnavailableError ||
+      error instanceof PolicyConfigError
+    ) {
       err.write(`${cErr.red('error')} ${error.message}\n`);
       return EXIT.CONFIG;
     }

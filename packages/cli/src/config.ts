@@ -52,7 +52,9 @@ const permissionsSchema = z.strictObject({
   allow: z.array(permissionRule).optional(),
   ask: z.array(permissionRule).optional(),
   deny: z.array(permissionRule).optional(),
-  defaultMode: z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']).optional(),
+  defaultMode: z
+    .enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'])
+    .optional(),
   additionalDirectories: z.array(nonEmpty).optional(),
 });
 

@@ -3,14 +3,17 @@ import {
   type McpServerConfig,
   type McpServerHandle,
 } from '@dsh-tools/mcp-bridge';
-import type { Approver } from '@dsh-tools/protocol';
+import type { Approver, Interceptor } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
 import type { LoadedConfig, McpServerEntry } from './config';
 import { resolveFromConfig } from './config';
+import { DEFAULT_POLICIES } from './default-policies';
 import { createExampleTools } from './example-tools';
 import {
   POLICY_ORDER,
+  PolicyConfigError,
   type PolicyFactories,
+  type PolicyLayer,
   PolicyUnavailableError,
   TrailRecorder,
 } from './policies';
@@ -39,7 +42,10 @@ export interface ServerFailure {
 
 /** Options of {@link buildGateway}. */
 export interface BuildGatewayOptions {
-  /** Interceptor factories for the `hooks`, `sandbox` and `permissions` sections. */
+  /**
+   * Interceptor factories for the `hooks`, `sandbox` and `permissions` sections (default
+   * {@link DEFAULT_POLICIES}: the `@dsh-tools/interceptors-*` packages).
+   */
   readonly policies?: PolicyFactories;
   /** Who answers `ask` decisions of the policies. */
   readonly approver?: Approver;
@@ -114,24 +120,28 @@ export async function buildGateway(
 ): Promise<Gateway> {
   const { config } = loaded;
   const label = loaded.file ?? 'the embedded default config';
-  const factories = options.policies ?? {};
+  const factories = options.policies ?? DEFAULT_POLICIES;
   const onError = options.onError ?? (() => {});
   const context = { loaded, ...(options.approver ? { approver: options.approver } : {}) };
 
-  // Every policy is built before anything starts, so a refusal leaves nothing running.
-  const installs: {
-    layer: (typeof POLICY_ORDER)[number]['layer'];
-    priority: number;
-    interceptor: import('@dsh-tools/protocol').Interceptor;
-  }[] = [];
+  // Every policy is built (and loaded) before anything starts, so a refusal leaves nothing running.
+  const installs: { layer: PolicyLayer; priority: number; interceptor: Interceptor }[] = [];
   for (const { layer, section, priority } of POLICY_ORDER) {
     const settings = config[section];
     if (settings === undefined) continue;
     const factory = factories[layer] as
-      | ((s: typeof settings, c: typeof context) => import('@dsh-tools/protocol').Interceptor)
+      | ((s: typeof settings, c: typeof context) => Interceptor)
       | undefined;
     if (!factory) throw new PolicyUnavailableError(label, section, layer);
-    installs.push({ layer, priority, interceptor: factory(settings, context) });
+    let interceptor: Interceptor;
+    try {
+      interceptor = factory(settings, context);
+      // The permission interceptor loads its shell parser and checks its rules asynchronously.
+      await (interceptor as { ready?: Promise<void> }).ready;
+    } catch (error) {
+      throw new PolicyConfigError(label, section, error);
+    }
+    installs.push({ layer, priority, interceptor });
   }
 
   const registry = createToolRegistry({

@@ -18,7 +18,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
-import { createGatewayServerFactory, newSessionId } from './serve';
+import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
 
 /** Defaults of {@link serveGatewayHttp}. */
 export const HTTP_DEFAULTS = {
@@ -52,6 +52,8 @@ export interface HttpServeOptions {
   readonly sessionIdleMs?: number;
   /** Out-of-band errors (default: dropped). */
   readonly onError?: (error: Error) => void;
+  /** Where the policies' questions go (the gateway must have been built with its approver). */
+  readonly approvals?: ElicitationApprovals;
 }
 
 /** A running HTTP gateway. */
@@ -137,7 +139,7 @@ export async function serveGatewayHttp(
     }),
   ];
 
-  const made = createGatewayServerFactory(gateway);
+  const made = createGatewayServerFactory(gateway, options.approvals);
   const modern = createMcpHandler(made.factory, {
     legacy: 'reject',
     maxRequestBodySize: maxBodyBytes,

@@ -1,3 +1,4 @@
+export { approvalQuestion, terminalApprover } from './approvers';
 export {
   ConfigError,
   type ConfigIssue,
@@ -17,6 +18,7 @@ export {
   type StdioServerEntry,
 } from './config';
 export { defaultConfig, exampleServerPath } from './default-config';
+export { DEFAULT_POLICIES } from './default-policies';
 export { createExampleTools, type ExampleToolsOptions } from './example-tools';
 export { EXIT } from './exit-codes';
 export {
@@ -42,6 +44,7 @@ export {
 } from './inspect';
 export {
   POLICY_ORDER,
+  PolicyConfigError,
   type PolicyContext,
   type PolicyFactories,
   type PolicyLayer,
@@ -50,7 +53,9 @@ export {
   type TrailStep,
 } from './policies';
 export {
+  createElicitationApprovals,
   createGatewayServerFactory,
+  type ElicitationApprovals,
   GATEWAY_INFO,
   type GatewayServerFactory,
   type ServeStdioOptions,

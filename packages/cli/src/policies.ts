@@ -45,8 +45,21 @@ export class PolicyUnavailableError extends Error {
   constructor(file: string, section: string, layer: string) {
     super(
       `${file} has a "${section}" section, but no ${layer} interceptor is available to enforce it ` +
-        `(@dsh-tools/interceptors-${layer} is not wired into this version of dsh-tools). ` +
-        `Remove the "${section}" section to run without it, or pass a "${layer}" factory to buildGateway().`,
+        '(the policies passed to buildGateway() have none). ' +
+        `Pass a "${layer}" factory, or remove the "${section}" section to run without it.`,
+    );
+    this.section = section;
+  }
+}
+
+/** A policy section the interceptor refused (a malformed rule, a sandbox option out of range). */
+export class PolicyConfigError extends Error {
+  override readonly name = 'PolicyConfigError';
+  readonly section: string;
+  constructor(file: string, section: string, cause: unknown) {
+    super(
+      `The "${section}" section of ${file} cannot be used: ${cause instanceof Error ? cause.message : String(cause)} Fix it and run the command again.`,
+      { cause },
     );
     this.section = section;
   }
@@ -57,8 +70,8 @@ export interface TrailStep {
   /** `registry` (checks and validation), a policy layer, or `tool` (the body). */
   readonly layer: 'registry' | PolicyLayer | 'tool';
   /**
-   * `passed`: the layer let the call through unchanged; `rewrote`: it passed on changed
-   * arguments; `vetoed`: it answered without calling on; `ran`/`failed`: the tool body's outcome;
+   * `passed`: the layer let the call through with the same arguments (possibly with an extension
+   * attached, such as the sandbox's runner); `rewrote`: it passed on changed arguments; `vetoed`: it answered without calling on; `ran`/`failed`: the tool body's outcome;
    * `refused`: the registry stopped the call before any policy (unknown tool, invalid arguments).
    */
   readonly outcome: 'passed' | 'rewrote' | 'vetoed' | 'ran' | 'failed' | 'refused';
@@ -110,7 +123,9 @@ export class TrailRecorder {
       });
       const ms = performance.now() - started;
       const { calledOn } = seen;
-      const rewrote = calledOn && seen.changed !== undefined && seen.changed !== exec;
+      // Attaching an extension (the sandbox's runner) is not a rewrite; new arguments are.
+      const rewrote =
+        calledOn && seen.changed !== undefined && seen.changed.arguments !== exec.arguments;
       steps.push({
         layer,
         outcome: !calledOn ? 'vetoed' : rewrote ? 'rewrote' : 'passed',

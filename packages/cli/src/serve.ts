@@ -1,13 +1,98 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolExecutionResult, ToolHints } from '@dsh-tools/protocol';
+import type {
+  ApprovalDecision,
+  Approver,
+  ToolExecutionResult,
+  ToolHints,
+} from '@dsh-tools/protocol';
 import {
   type CallToolResult,
   type McpServerFactory,
   Server,
+  type ServerContext,
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/server';
+import { approvalQuestion } from './approvers';
 import type { Gateway } from './gateway';
+
+/** One MCP request in flight, through which its call's questions are asked. */
+interface AskChannel {
+  readonly server: Server;
+  readonly ctx: ServerContext;
+}
+
+/**
+ * Turns the policies' `ask` into MCP elicitation: while a `tools/call` runs, its questions go to
+ * the client that made it, as a form with one boolean ("allow"). A client that did not declare
+ * the `elicitation` capability cannot be asked, so the call is denied, saying so; so is a
+ * 2026-07-28 client for now (its multi-round-trip `input_required` flow is not implemented).
+ */
+export interface ElicitationApprovals {
+  /** Pass this to `buildGateway({ approver })`. */
+  readonly approver: Approver;
+  /** Routes the questions of `callId` to `channel` until the returned function is called. */
+  track(callId: string, channel: AskChannel): () => void;
+}
+
+/** Creates the approver that asks through MCP elicitation (see {@link ElicitationApprovals}). */
+export function createElicitationApprovals(): ElicitationApprovals {
+  const channels = new Map<string, AskChannel>();
+  const approver: Approver = async (request): Promise<ApprovalDecision> => {
+    const channel = channels.get(request.exec.callId);
+    if (!channel) {
+      return {
+        kind: 'deny',
+        reason: 'dsh-tools serve had no MCP request to ask through for this call.',
+      };
+    }
+    if (channel.ctx.mcpReq.envelope !== undefined) {
+      return {
+        kind: 'deny',
+        reason:
+          'This call needs a person to approve it, and dsh-tools cannot yet ask a client on the 2026-07-28 protocol. Allow it in the gateway config, or connect with a 2025 protocol client that supports elicitation.',
+      };
+    }
+    if (!channel.server.getClientCapabilities()?.elicitation) {
+      return {
+        kind: 'deny',
+        reason:
+          'This call needs a person to approve it, and the MCP client did not declare the elicitation capability, so dsh-tools cannot ask. Allow the call in the gateway config (permissions.allow), or use a client that supports elicitation.',
+      };
+    }
+    try {
+      const answer = await channel.ctx.mcpReq.elicitInput(
+        {
+          mode: 'form',
+          message: approvalQuestion(request),
+          requestedSchema: {
+            type: 'object',
+            properties: { allow: { type: 'boolean', title: 'Allow this call', default: false } },
+            required: ['allow'],
+          },
+        },
+        { signal: request.signal },
+      );
+      if (answer.action === 'accept' && answer.content?.allow === true) return { kind: 'allow' };
+      return {
+        kind: 'deny',
+        reason: `The user ${answer.action === 'accept' ? 'did not allow' : answer.action === 'decline' ? 'declined' : 'cancelled'} this call.`,
+      };
+    } catch (error) {
+      return {
+        kind: 'deny',
+        reason: `Asking the MCP client's user failed (${error instanceof Error ? error.message : String(error)}), so the call is denied.`,
+      };
+    }
+  };
+  return {
+    approver,
+    track(callId, channel) {
+      channels.set(callId, channel);
+      return () => channels.delete(callId);
+    },
+  };
+}
 
 /** The name and version the gateway gives itself in the MCP handshake. */
 export const GATEWAY_INFO = { name: 'dsh-tools-gateway', version: '0.0.0' } as const;
@@ -41,7 +126,10 @@ let callCounter = 0;
  * policies. A change of the registry (a server's `tools/list_changed`, a reconnect) is announced
  * to every connected client as `notifications/tools/list_changed`.
  */
-export function createGatewayServerFactory(gateway: Gateway): GatewayServerFactory {
+export function createGatewayServerFactory(
+  gateway: Gateway,
+  approvals?: ElicitationApprovals,
+): GatewayServerFactory {
   const { registry } = gateway;
   const live = new Set<Server>();
   let listCache: { schemas: unknown; tools: Tool[] } | undefined;
@@ -80,13 +168,19 @@ export function createGatewayServerFactory(gateway: Gateway): GatewayServerFacto
     server.setRequestHandler('tools/list', async () => ({ tools: listTools() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
-      const result = await registry.execute({
-        callId: `mcp-${callCounter}-${String(ctx.mcpReq.id)}`,
-        name: request.params.name,
-        arguments: request.params.arguments ?? {},
-        signal: ctx.mcpReq.signal,
-      });
-      return server.projectCallToolResult(toCallResult(result), undefined);
+      const callId = `mcp-${callCounter}-${String(ctx.mcpReq.id)}`;
+      const untrack = approvals?.track(callId, { server, ctx });
+      try {
+        const result = await registry.execute({
+          callId,
+          name: request.params.name,
+          arguments: request.params.arguments ?? {},
+          signal: ctx.mcpReq.signal,
+        });
+        return server.projectCallToolResult(toCallResult(result), undefined);
+      } finally {
+        untrack?.();
+      }
     });
     const previous = server.onclose;
     server.onclose = () => {
@@ -111,6 +205,8 @@ export function createGatewayServerFactory(gateway: Gateway): GatewayServerFacto
 export interface ServeStdioOptions {
   /** Out-of-band errors of the transport (default: dropped). */
   readonly onError?: (error: Error) => void;
+  /** Where the policies' questions go (the gateway must have been built with its approver). */
+  readonly approvals?: ElicitationApprovals;
 }
 
 /**
@@ -125,7 +221,7 @@ export async function serveGatewayStdio(
   stop(): Promise<void>;
 }> {
   const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
-  const made = createGatewayServerFactory(gateway);
+  const made = createGatewayServerFactory(gateway, options.approvals);
   const handle = serveStdio(made.factory, { onerror: (e) => options.onError?.(e) });
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {

@@ -265,15 +265,12 @@ describe('config errors', () => {
     expect(broken.stderr).toContain('not valid JSON');
   });
 
-  it('a policy section this version cannot enforce is refused before anything starts', async () => {
+  it('a policy section the interceptor refuses is a config error naming the section (exit 3)', async () => {
     const dir = tempDir();
-    writeConfig(dir, { exampleTools: true, permissions: { deny: ['write_file'] } });
-    const { code, stderr } = await runCli(['call', 'write_file', '{"path":"x","content":"y"}'], {
-      cwd: dir,
-    });
+    writeConfig(dir, { exampleTools: true, sandbox: { mode: 'workspace-write', roots: ['/'] } });
+    const { code, stderr } = await runCli(['call', 'list_dir'], { cwd: dir });
     expect(code).toBe(3);
-    expect(stderr).toContain('"permissions"');
-    expect(stderr).toContain('Remove the "permissions" section');
+    expect(stderr).toContain('The "sandbox" section of');
   });
 });
 

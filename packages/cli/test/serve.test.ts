@@ -133,6 +133,81 @@ describe('dsh-tools serve over stdio, driven by the SDK client', () => {
   });
 });
 
+describe('dsh-tools serve: an ask becomes an MCP elicitation', () => {
+  function askConfig(): string {
+    const dir = tempDir();
+    writeConfig(dir, {
+      mcpServers: { changing: { command: process.execPath, args: [CHANGING_SERVER] } },
+      permissions: { ask: ['mcp__changing__echo'], allow: ['mcp__changing__grow'] },
+    });
+    return dir;
+  }
+  const stdio = (cwd: string) =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve'],
+      cwd,
+      env: cleanEnv() as Record<string, string>,
+      stderr: 'pipe',
+    });
+
+  it('asks a client that declares elicitation; its answer decides the call', async () => {
+    const cwd = askConfig();
+    const questions: string[] = [];
+    let answer: { action: 'accept' | 'decline'; content?: { allow: boolean } } = {
+      action: 'accept',
+      content: { allow: true },
+    };
+    const client = new Client(
+      { name: 'asking', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    clients.push(client);
+    client.setRequestHandler('elicitation/create', async (request) => {
+      questions.push(String((request.params as { message?: string }).message));
+      return answer;
+    });
+    await client.connect(stdio(cwd));
+    const allowed = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'approved' },
+    });
+    expect(allowed.isError).toBe(false);
+    expect(textOf(allowed)).toBe('approved');
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain('mcp__changing__echo');
+    expect(questions[0]).toContain('{"text":"approved"}');
+
+    answer = { action: 'accept', content: { allow: false } };
+    const unticked = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'no' },
+    });
+    expect(unticked.isError).toBe(true);
+    expect(textOf(unticked)).toContain('did not allow');
+
+    answer = { action: 'decline' };
+    const declined = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'no' },
+    });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toContain('declined');
+    expect(questions).toHaveLength(3);
+  });
+
+  it('denies the call, saying why, when the client cannot be asked', async () => {
+    const client = newClient();
+    await client.connect(stdio(askConfig()));
+    const result = await client.callTool({ name: 'mcp__changing__echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('did not declare the elicitation capability');
+    // Tools the rules allow still run.
+    const grown = await client.callTool({ name: 'mcp__changing__grow', arguments: {} });
+    expect(grown.isError).toBe(false);
+  });
+});
+
 describe('dsh-tools serve --http, driven by the SDK client', () => {
   let serve: ServeProcess;
   beforeAll(async () => {
