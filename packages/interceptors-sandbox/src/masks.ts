@@ -1,7 +1,6 @@
-import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { type DenyMatcher, firstMatch, type PolicySnapshot } from './policy';
-import { isInside, resolveLikeKernel } from './resolve-path';
+import { isInside, resolveLikeKernelSync } from './resolve-path';
 
 /** What the runner hides or freezes inside the sandbox, as resolved host paths. */
 export interface Masks {
@@ -24,9 +23,9 @@ export class MaskScanLimitError extends Error {
   }
 }
 
-const kindOf = async (path: string): Promise<'dir' | 'file' | undefined> => {
+const kindOf = (path: string): 'dir' | 'file' | undefined => {
   try {
-    const st = await lstat(path);
+    const st = lstatSync(path);
     return st.isDirectory() ? 'dir' : 'file';
   } catch {
     return undefined;
@@ -43,18 +42,18 @@ const kindOf = async (path: string): Promise<'dir' | 'file' | undefined> => {
  * which host paths the sandbox shows at all (not its fresh /proc, /dev or /tmp), `where.writable`
  * where writes are possible (frozen paths elsewhere would be redundant).
  */
-export async function findMasks(
+export function findMasks(
   policy: PolicySnapshot,
   runCwd: string,
   where: { visible: (path: string) => boolean; writable: (path: string) => boolean },
-): Promise<Masks> {
+): Masks {
   const { config } = policy;
   const hidden = new Map<string, 'dir' | 'file'>();
   const frozen = new Set<string>();
-  const add = async (path: string, list: 'read' | 'write', kind?: 'dir' | 'file') => {
-    const real = await resolveLikeKernel(path, '/');
+  const add = (path: string, list: 'read' | 'write', kind?: 'dir' | 'file') => {
+    const real = resolveLikeKernelSync(path, '/');
     if (!where.visible(real)) return;
-    const k = kind ?? (await kindOf(real));
+    const k = kind ?? kindOf(real);
     if (k === undefined) return;
     if (list === 'read') hidden.set(real, k);
     else if (where.writable(real)) frozen.add(real);
@@ -62,61 +61,62 @@ export async function findMasks(
   const scanBases = [...new Set([runCwd, policy.cwd, ...policy.roots.map(([, real]) => real)])];
   let visited = 0;
 
-  const scan = async (list: 'read' | 'write', matchers: readonly DenyMatcher[]) => {
-    const walkers: Promise<void>[] = [];
+  const scan = (list: 'read' | 'write', matchers: readonly DenyMatcher[]) => {
     const wide: DenyMatcher[] = [];
     for (const m of matchers) {
       const { prefix, rest } = m.glob;
       if (rest.length === 0 || (rest.length === 1 && rest[0] === '**')) {
-        for (const p of m.prefixes) walkers.push(add(p, list));
+        for (const p of m.prefixes) add(p, list);
       } else if (prefix === '') {
         wide.push(m);
       } else {
-        for (const p of m.prefixes) if (where.visible(p)) walkers.push(walk(p, 0, [m], list));
+        for (const p of m.prefixes) if (where.visible(p)) walk(p, 0, [m], list);
       }
     }
-    if (wide.length > 0) for (const base of scanBases) walkers.push(walk(base, 0, wide, list));
-    await Promise.all(walkers);
+    if (wide.length > 0) for (const base of scanBases) walk(base, 0, wide, list);
   };
 
-  const walk = async (
+  const walk = (
     dir: string,
     depth: number,
     matchers: readonly DenyMatcher[],
     list: 'read' | 'write',
-  ): Promise<void> => {
+  ): void => {
     let entries: Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
     visited += entries.length;
     if (visited > config.scanMaxEntries) throw new MaskScanLimitError(dir, config.scanMaxEntries);
-    const below: Promise<void>[] = [];
     for (const entry of entries) {
       const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
       if (entry.isSymbolicLink()) {
-        const target = await resolveLikeKernel(path, '/').catch(() => undefined);
+        let target: string | undefined;
+        try {
+          target = resolveLikeKernelSync(path, '/');
+        } catch {
+          target = undefined;
+        }
         if (target !== undefined && firstMatch(matchers, [path, target])) {
-          below.push(add(target, list));
+          add(target, list);
         }
         continue;
       }
       const kind = entry.isDirectory() ? 'dir' : 'file';
       if (firstMatch(matchers, [path])) {
-        below.push(add(path, list, kind));
+        add(path, list, kind);
         continue;
       }
       if (kind === 'dir' && depth < config.scanDepth && !config.scanSkip.has(entry.name)) {
-        below.push(walk(path, depth + 1, matchers, list));
+        walk(path, depth + 1, matchers, list);
       }
     }
-    await Promise.all(below);
   };
 
-  await scan('read', policy.denyRead);
-  await scan('write', policy.denyWrite);
+  scan('read', policy.denyRead);
+  scan('write', policy.denyWrite);
   const hideDirs: string[] = [];
   const hideFiles: string[] = [];
   for (const [path, kind] of hidden) (kind === 'dir' ? hideDirs : hideFiles).push(path);

@@ -1,6 +1,6 @@
 import { compileGlob, type ParsedGlob } from './glob';
 import type { SandboxConfig } from './options';
-import { isInside, lexicalAbsolute, resolveLikeKernel } from './resolve-path';
+import { isInside, lexicalAbsolute, resolveLikeKernelSync } from './resolve-path';
 
 /** One deny glob, matchable against both the path as written and its resolved target. */
 export interface DenyMatcher {
@@ -39,24 +39,24 @@ const compileCached = (prefix: string, rest: readonly string[]): RegExp => {
   return re;
 };
 
-async function matcher(glob: ParsedGlob): Promise<DenyMatcher> {
+function matcher(glob: ParsedGlob): DenyMatcher {
   const prefixes = [glob.prefix];
   if (glob.prefix !== '' && glob.prefix !== '/') {
-    const real = await resolveLikeKernel(glob.prefix, '/');
+    const real = resolveLikeKernelSync(glob.prefix, '/');
     if (real !== glob.prefix) prefixes.push(real);
   }
   return { glob, prefixes, patterns: prefixes.map((p) => compileCached(p, glob.rest)) };
 }
 
 /** Resolves the configured paths of a sandbox now (see {@link PolicySnapshot}). */
-export async function snapshotPolicy(config: SandboxConfig): Promise<PolicySnapshot> {
-  const [cwd, roots, denyRead, denyWrite] = await Promise.all([
-    resolveLikeKernel(config.cwd, '/'),
-    Promise.all(config.roots.map(async (r) => [r, await resolveLikeKernel(r, '/')] as const)),
-    Promise.all(config.denyRead.map(matcher)),
-    Promise.all(config.denyWrite.map(matcher)),
-  ]);
-  return { config, cwd, roots, denyRead, denyWrite };
+export function snapshotPolicy(config: SandboxConfig): PolicySnapshot {
+  return {
+    config,
+    cwd: resolveLikeKernelSync(config.cwd, '/'),
+    roots: config.roots.map((r) => [r, resolveLikeKernelSync(r, '/')] as const),
+    denyRead: config.denyRead.map(matcher),
+    denyWrite: config.denyWrite.map(matcher),
+  };
 }
 
 /** The first deny glob that matches any of `paths`. */

@@ -1,4 +1,4 @@
-import { lstat, readlink } from 'node:fs/promises';
+import { lstatSync, readlinkSync } from 'node:fs';
 
 /** The kernel's PATH_MAX, terminating null byte included. */
 export const PATH_MAX = 4096;
@@ -52,6 +52,15 @@ const parentOf = (path: string): string => {
  * more than {@link MAX_SYMLINKS} links or an error other than "does not exist".
  */
 export async function resolveLikeKernel(path: string, base: string): Promise<string> {
+  return resolveLikeKernelSync(path, base);
+}
+
+/**
+ * {@link resolveLikeKernel}, synchronously. The sandbox resolves with synchronous calls: a path is
+ * a handful of lstat calls of a few microseconds each, where a trip through the thread pool per
+ * call would cost more than all of them together, on every tool call and every run.
+ */
+export function resolveLikeKernelSync(path: string, base: string): string {
   let current = path.startsWith('/') ? '/' : base;
   const pending = path.split('/').reverse();
   let links = 0;
@@ -65,7 +74,7 @@ export async function resolveLikeKernel(path: string, base: string): Promise<str
     const next = current === '/' ? `/${component}` : `${current}/${component}`;
     let isLink = false;
     try {
-      isLink = (await lstat(next)).isSymbolicLink();
+      isLink = lstatSync(next).isSymbolicLink();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
       // Absent (or under a file): the rest is where a creating tool would put it.
@@ -85,7 +94,7 @@ export async function resolveLikeKernel(path: string, base: string): Promise<str
     }
     let target: string;
     try {
-      target = await readlink(next);
+      target = readlinkSync(next);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
       throw new PathResolutionError(`cannot read the link "${next}" (${code})`, code);

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { ToolError, ToolErrorCode } from '@dsh-tools/protocol';
 import { findMasks, MaskScanLimitError, type Masks } from './masks';
 import { MAX_TIMEOUT_MS, resolveSandboxOptions, type SandboxConfig } from './options';
 import { checkAccess, type PolicySnapshot, snapshotPolicy } from './policy';
-import { isInside, PathResolutionError, pathShapeProblem, resolveLikeKernel } from './resolve-path';
+import {
+  isInside,
+  PathResolutionError,
+  pathShapeProblem,
+  resolveLikeKernelSync,
+} from './resolve-path';
 import type {
   SandboxMode,
   SandboxOptions,
@@ -71,6 +75,14 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   args.push('--chdir', plan.cwd, '--json-status-fd', '3', '--', ...plan.argv);
   return args;
 }
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 const isExecutable = (path: string): boolean => {
   try {
@@ -294,8 +306,8 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
     let policy: PolicySnapshot;
     let cwd: string;
     try {
-      policy = await snapshotPolicy(config);
-      cwd = input.cwd === undefined ? policy.cwd : await resolveLikeKernel(input.cwd, policy.cwd);
+      policy = snapshotPolicy(config);
+      cwd = input.cwd === undefined ? policy.cwd : resolveLikeKernelSync(input.cwd, policy.cwd);
     } catch (error) {
       if (!(error instanceof PathResolutionError)) throw error;
       throw new ToolError(
@@ -311,8 +323,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
         { details: { arg: 'cwd', path: input.cwd ?? config.cwd, resolved: cwd, rule } },
       );
     }
-    const cwdStat = await stat(cwd).catch(() => undefined);
-    if (!cwdStat?.isDirectory()) {
+    if (!isDirectory(cwd)) {
       throw new Error(`${context.who}: sandbox.run cwd "${cwd}" is not an existing directory`);
     }
     const env = runEnv(config, input.env);
@@ -341,13 +352,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
 
     const writableRoots =
       config.mode === 'workspace-write'
-        ? (
-            await Promise.all(
-              policy.roots.map(async ([, real]) =>
-                (await stat(real).catch(() => undefined))?.isDirectory() ? real : undefined,
-              ),
-            )
-          ).filter((r): r is string => r !== undefined)
+        ? policy.roots.map(([, real]) => real).filter(isDirectory)
         : [];
     if (writableRoots.includes('/')) {
       throw new ToolError(
@@ -377,7 +382,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
       config.mode === 'full-access' || writableRoots.some((r) => isInside(p, r));
     let masks: Masks;
     try {
-      masks = await findMasks(policy, cwd, { visible, writable });
+      masks = findMasks(policy, cwd, { visible, writable });
     } catch (error) {
       if (error instanceof MaskScanLimitError) {
         throw new ToolError(

@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import {
   errorResult,
   type InterceptedExecution,
@@ -13,7 +13,7 @@ import {
   lexicalAbsolute,
   PathResolutionError,
   pathShapeProblem,
-  resolveLikeKernel,
+  resolveLikeKernelSync,
 } from './resolve-path';
 import { createRunnerFor } from './runner';
 import type { SandboxOptions } from './types';
@@ -69,7 +69,7 @@ async function checkPathArg(
   const resolved: string[] = [];
   try {
     for (const reading of readings) {
-      const target = await resolveLikeKernel(reading, policy.cwd);
+      const target = resolveLikeKernelSync(reading, policy.cwd);
       if (!resolved.includes(target)) resolved.push(target);
     }
   } catch (error) {
@@ -80,7 +80,12 @@ async function checkPathArg(
   if (rule !== undefined) return { arg, access, path, resolved: resolved.join('" or "'), rule };
   if (access === 'write') {
     for (const target of resolved) {
-      const st = await lstat(target).catch(() => undefined);
+      let st: ReturnType<typeof lstatSync> | undefined;
+      try {
+        st = lstatSync(target);
+      } catch {
+        st = undefined;
+      }
       if (st?.isFile() && st.nlink > 1) {
         return {
           arg,
@@ -142,7 +147,7 @@ export function sandboxInterceptor(options: SandboxOptions): Interceptor {
         }
       }
       try {
-        policy = await snapshotPolicy(config);
+        policy = snapshotPolicy(config);
       } catch (error) {
         if (!(error instanceof PathResolutionError)) throw error;
         return veto(
