@@ -57,6 +57,9 @@ describe('public types', () => {
     expectTypeOf<HookRunRecord['decision']>().toEqualTypeOf<HookDecision>();
     expectTypeOf<HookRunRecord['hook']['event']>().toEqualTypeOf<'PreToolUse' | 'PostToolUse'>();
     expectTypeOf<HookDenialDetails['hooks']>().toEqualTypeOf<readonly HookRunRecord[]>();
+    expectTypeOf<HookDenialDetails['reason']>().toEqualTypeOf<
+      'deny' | 'ask' | 'conflict' | 'block' | 'aborted'
+    >();
     expectTypeOf<HookFeedbackMeta['kind']>().toEqualTypeOf<'context' | 'block'>();
     expectTypeOf(mergeDecisions).returns.toEqualTypeOf<HookDecision>();
     expectTypeOf(compileMatcher).returns.toEqualTypeOf<(toolName: string) => boolean>();

@@ -698,6 +698,7 @@ describe('hostile hooks (PreToolUse fails closed by default)', () => {
     controller.abort();
     const result = await pending;
     expect(result.error?.code).toBe('ABORTED');
+    expect(details(result)).toMatchObject({ event: 'PreToolUse', reason: 'aborted' });
     expect(runs[0]?.status).toBe('aborted');
     expect(await eventually(() => !isAlive(childPid))).toBe(true);
     expect(bodyCalls).toEqual([]);

@@ -342,7 +342,11 @@ export const hooksInterceptor = (options: HooksInterceptorOptions): Interceptor 
           exec.callId,
           'ABORTED',
           `Tool "${exec.name}" was aborted while its PreToolUse hooks ran.`,
-          { event: 'PreToolUse', reason: 'aborted', hooks: runs.map((run) => run.record) },
+          {
+            event: 'PreToolUse',
+            reason: 'aborted',
+            hooks: runs.map((run) => run.record),
+          } satisfies HookDenialDetails,
         ),
       };
     }

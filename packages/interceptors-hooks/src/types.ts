@@ -127,12 +127,18 @@ export interface HookFeedbackMeta {
   }[];
 }
 
-/** `error.details` of a result denied (or blocked) by hooks. */
+/**
+ * `error.details` of a result that hooks denied (`DENIED`), blocked (PostToolUse, `DENIED`), or
+ * that was aborted while its PreToolUse hooks ran (`ABORTED`).
+ */
 export interface HookDenialDetails {
   readonly event: HookEvent;
-  /** `deny` (a hook denied, failed under `block`, or stopped), `ask` (the approver said no or was
-   * missing), `conflict` (two hooks rewrote the arguments), `block` (PostToolUse). */
-  readonly reason: 'deny' | 'ask' | 'conflict' | 'block';
+  /**
+   * `deny` (a hook denied, failed under `block`, or stopped the agent), `ask` (the approver said
+   * no, failed, timed out or was missing), `conflict` (two hooks rewrote the arguments), `block`
+   * (PostToolUse), `aborted` (the call's signal aborted during the PreToolUse hooks).
+   */
+  readonly reason: 'deny' | 'ask' | 'conflict' | 'block' | 'aborted';
   /** Every hook run of this event for this call. */
   readonly hooks: readonly HookRunRecord[];
   /** Present when a hook said `continue: false`. */
