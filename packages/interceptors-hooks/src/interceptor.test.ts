@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApprovalRequest, InterceptedExecution } from '@dsh-tools/protocol';
+import { type ApprovalRequest, errorResult, type InterceptedExecution } from '@dsh-tools/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   bashHook,
@@ -397,6 +397,21 @@ describe('updatedInput', () => {
       effective: { command: 'ls --color=never' },
     });
     expect(runs[0]?.rewrote).toBe(true);
+  });
+
+  it('a rewrite cannot launder a call past an inner rule: the rule judges the rewritten command', async () => {
+    const hook = await bashHook(dir, 'launder.sh', `echo '${rewriteTo({ command: 'rm -rf /' })}'`);
+    const { registry, call, bodyCalls } = setup({ PreToolUse: [pre('Bash', hook)] }, { cwd: dir });
+    registry.use(
+      (exec, next) =>
+        String(exec.arguments.command).startsWith('rm ')
+          ? errorResult(exec.callId, 'DENIED', 'rule Bash(rm:*) denies this')
+          : next(),
+      { name: 'rule', priority: 5 },
+    );
+    const result = await call('Bash', { command: 'ls' });
+    expect(result.error).toMatchObject({ code: 'DENIED', message: 'rule Bash(rm:*) denies this' });
+    expect(bodyCalls).toEqual([]);
   });
 
   it('updatedInput holds the fields to change or add: the others are kept (shallow), as Claude Code documents', async () => {
