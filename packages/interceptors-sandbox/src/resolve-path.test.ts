@@ -66,6 +66,21 @@ describe('resolveLikeKernel', () => {
     expect(error.message).toContain(String(MAX_SYMLINKS));
   });
 
+  it.each([
+    [42, '/'],
+    ['a\0b', '/'],
+    ['a', 'relative'],
+    ['a', null],
+  ])('refuses hostile input %j from %j with a TypeError', async (path, base) => {
+    // biome-ignore lint/suspicious/noExplicitAny: hostile input on purpose
+    await expect(resolveLikeKernel(path as any, base as any)).rejects.toThrow(TypeError);
+  });
+
+  it('resolves a 4,000-byte path of dot-dots and names without trouble', async () => {
+    const path = `${'x/../'.repeat(799)}file.txt`;
+    expect(await resolveLikeKernel(path, tree.ws)).toBe(`${tree.ws}/file.txt`);
+  });
+
   it('resolves /proc/self/root and /proc/self/cwd through their magic links', async () => {
     expect(await resolveLikeKernel(`/proc/self/root${tree.ws}`, '/')).toBe(tree.ws);
     expect(await resolveLikeKernel('/proc/self/cwd', '/')).toBe(await realpath(process.cwd()));

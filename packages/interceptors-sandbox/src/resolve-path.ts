@@ -52,6 +52,15 @@ const parentOf = (path: string): string => {
  * more than {@link MAX_SYMLINKS} links or an error other than "does not exist".
  */
 export async function resolveLikeKernel(path: string, base: string): Promise<string> {
+  for (const [name, value] of [
+    ['path', path],
+    ['base', base],
+  ] as const) {
+    if (typeof value !== 'string' || value.includes('\0')) {
+      throw new TypeError(`resolveLikeKernel: ${name} must be a string without null bytes`);
+    }
+  }
+  if (!base.startsWith('/')) throw new TypeError('resolveLikeKernel: base must be absolute');
   return resolveLikeKernelSync(path, base);
 }
 
