@@ -32,7 +32,9 @@ export function createList<F>(method: string): List<F> {
         priority,
       };
       const at = items.findIndex((other) => other.priority < priority);
-      items = at < 0 ? [...items, entry] : [...items.slice(0, at), entry, ...items.slice(at)];
+      // A new array (a run in progress keeps the one it took), then the entry in its place.
+      items = [...items];
+      (items as Entry<F>[]).splice(at < 0 ? items.length : at, 0, entry);
       return () => {
         items = items.filter((other) => other !== entry);
       };

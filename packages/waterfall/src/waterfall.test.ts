@@ -262,6 +262,54 @@ describe('misuse', () => {
     ).rejects.toMatchObject({ kind: 'returned-early', listener: 'hasty' });
   });
 
+  it('says which misuse of next() it was: a second call, or one after the listener returned', async () => {
+    const w = createWaterfall<[], string>();
+    let kept: (() => Promise<string>) | undefined;
+    w.use(
+      async (next) => {
+        const r = await next();
+        await next().catch(() => {});
+        return r;
+      },
+      { name: 'double' },
+    );
+    const twice = await w.run(() => 'x').catch((e: Error) => e.message);
+    expect(twice).toBe('listener "double" called next() twice');
+    const v = createWaterfall<[], string>();
+    v.use(
+      (next) => {
+        kept = next;
+        return 'vetoed';
+      },
+      { name: 'keeper' },
+    );
+    await v.run(() => 'x');
+    const late = await kept?.().catch((e: Error) => e.message);
+    expect(late).toBe('listener "keeper" called next() after it had returned');
+  });
+
+  it('fails the run when a listener returns early even if an outer listener swallows it', async () => {
+    const w = createWaterfall<[], string>();
+    w.use((next) => next().catch(() => 'forgiven'), { name: 'outer', priority: 1 });
+    w.use(
+      (next) => {
+        void next();
+        return 'early';
+      },
+      { name: 'hasty' },
+    );
+    await expect(
+      w.run(async () => {
+        await tick();
+        return 'body';
+      }),
+    ).rejects.toMatchObject({
+      kind: 'returned-early',
+      listener: 'hasty',
+      message: 'listener "hasty" returned before next() settled',
+    });
+  });
+
   it('errors from the terminal pass through listeners unwrapped', async () => {
     const w = createWaterfall<[], string>();
     w.use(async (next) => next(), { name: 'outer' });

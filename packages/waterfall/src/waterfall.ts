@@ -55,7 +55,7 @@ const ignore = () => {};
 const closed = Promise.resolve() as Promise<never>;
 
 /** The error a listener's own failure becomes; errors from further down pass through. */
-const own = (name: string, error: unknown, failure: [unknown] | undefined) =>
+const own = (name: string, error: unknown, failure?: [unknown]) =>
   error instanceof WaterfallError || (failure && failure[0] === error)
     ? error
     : new WaterfallError(name, 'threw', `threw: ${(error as Error)?.message ?? error}`, error);
@@ -77,7 +77,7 @@ interface Run<A extends unknown[], R> {
  */
 interface Watch {
   s: boolean;
-  f: [unknown] | undefined;
+  f?: [unknown];
 }
 
 /**
@@ -98,7 +98,7 @@ const observe = (promise: Promise<unknown>, watch: Watch) => {
 
 function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): Promise<R> {
   const entry = run.c[index];
-  if (entry === undefined) {
+  if (!entry) {
     try {
       return Promise.resolve(run.t(...args));
     } catch (error) {
@@ -111,8 +111,13 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
   // A plain function reading `arguments`: a rest parameter allocates on every call.
   const next = function (): Promise<R> {
     if (rest) {
-      // The terminal must never run twice, and a second result never replace the first.
-      run.m ??= new WaterfallError(entry.name, 'next-twice', 'called next() twice or late');
+      // The terminal must never run twice, and a second result never replace the first. `closed`:
+      // the link settled without calling next(); else this is its second call.
+      run.m ??= new WaterfallError(
+        entry.name,
+        'next-twice',
+        `called next() ${rest === closed ? 'after it had returned' : 'twice'}`,
+      );
       const rejected = Promise.reject(run.m);
       rejected.catch(ignore);
       return rejected;
@@ -130,7 +135,7 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
   } catch (error) {
     rest ??= closed;
     rest.catch(ignore);
-    return Promise.reject(run.m ?? own(entry.name, error, undefined));
+    return Promise.reject(run.m ?? own(entry.name, error));
   }
   // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
   if (rest && result === rest && !run.m) return rest;
@@ -138,21 +143,22 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
     rest = closed;
     return Promise.resolve(result);
   }
-  const w: Watch = { s: false, f: undefined };
-  watch = w;
-  if (rest) observe(rest, w);
+  watch = { s: false };
+  if (rest) observe(rest, watch);
   return Promise.resolve(result).then(
     (value) => {
       if (run.m) throw run.m;
-      if (rest && !w.s) {
-        throw new WaterfallError(entry.name, 'returned-early', 'returned before next() settled');
+      // Kept as the run's misuse: an outer listener that swallows it cannot turn it into a result.
+      if (rest && !watch!.s) {
+        run.m = new WaterfallError(entry.name, 'returned-early', 'returned before next() settled');
+        throw run.m;
       }
       rest ??= closed;
       return value;
     },
     (error: unknown) => {
       rest ??= closed;
-      throw run.m ?? own(entry.name, error, w.f);
+      throw run.m ?? own(entry.name, error, watch!.f);
     },
   );
 }
@@ -190,10 +196,14 @@ export interface Waterfall<A extends unknown[], R> {
 export function createWaterfall<A extends unknown[], R>(): Waterfall<A, R> {
   const list = createList<WaterfallListener<A, R>>('waterfall.use()');
   return {
-    use: (listener, options = {}) => list.add(listener, options.name, options.priority),
+    use: (listener, options) => list.add(listener, options?.name, options?.priority),
     run(...argsAndTerminal) {
-      const terminal = argsAndTerminal.pop() as Terminal<A, R>;
-      return runChain(list.items, argsAndTerminal as unknown as A, terminal);
+      // The arguments are evaluated in order: pop() leaves only the run's arguments in the array.
+      return runChain(
+        list.items,
+        argsAndTerminal as unknown as A,
+        argsAndTerminal.pop() as Terminal<A, R>,
+      );
     },
     get size() {
       return list.items.length;
