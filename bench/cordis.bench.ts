@@ -134,7 +134,11 @@ reportRatio(
 // lookup (which builds an Error for its diagnostics on every `ctx.tools`) does not blur it.
 const perListenerCordis = (m('cordis, held service x5') - m('cordis, held service x0')) / 5;
 const perListenerStandalone = (m('standalone x5') - m('standalone x0')) / 5;
-const perListenerLayer = perListenerCordis - perListenerStandalone;
+// A difference built on a figure this run could not resolve is not resolved either.
+const perListenerLayer =
+  isResolved(perListenerCordis) && isResolved(perListenerStandalone)
+    ? perListenerCordis - perListenerStandalone
+    : Number.NaN;
 const perListenerProxy =
   (m('runChain x5, cordis-bound listeners') - m('runChain x5, plain listeners')) / 5;
 const perCallMethod = m('cordis, held service x0') - m('standalone x0');
