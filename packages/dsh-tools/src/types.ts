@@ -11,7 +11,7 @@ export interface CordisRegistryErrorInfo extends RegistryErrorInfo {
 }
 
 /**
- * Options of the {@link ToolRegistry} plugin: those of the standalone registry. Without
+ * Options of the `ToolRegistry` service plugin: those of the standalone registry. Without
  * `onError`, contained failures go to the cordis logger `tools`.
  */
 export interface ToolRegistryConfig extends Omit<ToolRegistryOptions, 'onError'> {
