@@ -9,28 +9,10 @@ import type {
 } from '@dsh-tools/protocol';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { copyJson } from './json-check';
-import type { Compiled } from './validation';
+import type { Entry } from './types';
 
 /** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-/** A registered tool: the definition as given, and what the registry derived from it once. */
-export interface Entry {
-  readonly name: string;
-  readonly definition: ToolDefinition;
-  readonly execute: ToolDefinition['execute'];
-  /** Frozen deep copy of what the model sees; the registry never reads the caller's objects again. */
-  readonly schema: ToolSchema;
-  readonly view: ToolView;
-  readonly timeoutMs: number | undefined;
-  readonly inputValidator: ToolInputValidator<unknown> | undefined;
-  /** Who holds the name, for the duplicate message. */
-  readonly holder: string;
-  /** `undefined` until the first call compiles `parameters`; `null` when it could not compile. */
-  compiled: Compiled | null | undefined;
-  /** Set by the disposer: a call still in flight may compile later, and must then release. */
-  disposed: boolean;
-}
 
 /**
  * The longest time limit a Node timer can hold (2^31 - 1 ms, about 24.8 days): Node clamps a longer

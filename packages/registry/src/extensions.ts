@@ -1,11 +1,5 @@
 import { quote } from './describe';
-
-/**
- * Extension fields of one execution (`exec.sandbox`, say), by key: what an interceptor attached
- * with `next({ ...exec, sandbox })`, or what the host put on the call it gave `execute()`.
- * A null-prototype record, so that a field named `__proto__` stays a field.
- */
-export type Extensions = Readonly<Record<PropertyKey, unknown>>;
+import type { Extensions } from './types';
 
 /** The fields the registry reads and checks itself; every other field is an extension. */
 const isOwnField = (key: PropertyKey): boolean =>

@@ -1,12 +1,17 @@
 import type {
+  InterceptedExecution,
   Interceptor,
+  ToolArgs,
   ToolChangeEvent,
   ToolDefinition,
   ToolExecution,
   ToolExecutionResult,
+  ToolInputValidator,
   ToolRegistryLike,
   ToolSchema,
+  ToolView,
 } from '@dsh-tools/protocol';
+import type { Compiled } from './validation';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -105,4 +110,101 @@ export interface ToolRegistry extends ToolRegistryLike {
     event: 'result',
     listener: (result: ToolExecutionResult, exec: ToolExecution) => void,
   ): () => void;
+}
+
+// ---------------------------------------------------------------- shared by the stages of a call
+// Not exported from the package: the records the stages hand each other. Every stage imports
+// these from here, never from registry.ts, so that the arrows between files point one way.
+
+/** A registered tool: the definition as given, and what the registry derived from it once. */
+export interface Entry {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly execute: ToolDefinition['execute'];
+  /** Frozen deep copy of what the model sees; the registry never reads the caller's objects again. */
+  readonly schema: ToolSchema;
+  readonly view: ToolView;
+  readonly timeoutMs: number | undefined;
+  readonly inputValidator: ToolInputValidator<unknown> | undefined;
+  /** Who holds the name, for the duplicate message. */
+  readonly holder: string;
+  /** `undefined` until the first call compiles `parameters`; `null` when it could not compile. */
+  compiled: Compiled | null | undefined;
+  /** Set by the disposer: a call still in flight may compile later, and must then release. */
+  disposed: boolean;
+}
+
+/**
+ * Extension fields of one execution (`exec.sandbox`, say), by key: what an interceptor attached
+ * with `next({ ...exec, sandbox })`, or what the host put on the call it gave `execute()`.
+ * A null-prototype record, so that a field named `__proto__` stays a field.
+ */
+export type Extensions = Readonly<Record<PropertyKey, unknown>>;
+
+/** Where a problem the registry contained is reported: `onError`, made total. */
+export type Report = (error: unknown, info: RegistryErrorInfo) => void;
+
+/** A call whose own fields were read and checked (stage: read the call). */
+export interface CallRequest {
+  /** The call as the caller gave it, to prepare it again if its tool changes (executeAll). */
+  readonly raw: unknown;
+  readonly callId: string;
+  readonly name: string;
+  /** A plain object, not yet copied or validated. */
+  readonly args: object;
+  readonly agent: string | undefined;
+  /** A real AbortSignal, not aborted when it was read. */
+  readonly signal: AbortSignal | undefined;
+  readonly extensions: Extensions | undefined;
+  /** What observers are shown of the call if it fails before it is prepared. */
+  readonly seen: ToolExecution;
+}
+
+/** A call that failed before dispatch, with what observers are shown of it. */
+export interface Failed {
+  readonly failed: ToolExecutionResult;
+  readonly exec: ToolExecution;
+}
+
+/** What preparing a call learned before it failed: the call, once its callId was read. */
+export interface Known {
+  exec?: ToolExecution;
+}
+
+/** Arguments that passed validation: a deep-frozen copy (or a Standard Schema's frozen output). */
+export interface Checked {
+  readonly value: ToolArgs;
+}
+
+/** A call that is ready to dispatch: resolved, validated, frozen. */
+export interface Prepared {
+  readonly raw: unknown;
+  readonly entry: Entry;
+  readonly exec: InterceptedExecution;
+  readonly extensions: Extensions | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** What every stage of one dispatched call shares, and may update. */
+export interface CallState {
+  readonly entry: Entry;
+  /** The caller's signal (a real AbortSignal) or none. */
+  readonly signal: AbortSignal | undefined;
+  /** The arguments the model sent (validated), and those that ran after any rewrite. */
+  readonly original: ToolArgs;
+  effective: ToolArgs;
+  /** The first interceptor misuse the registry saw; it decides the result (fail closed). */
+  misuse: ToolExecutionResult | undefined;
+  /**
+   * The latest result the registry made or checked for this call, frozen: an interceptor that
+   * hands back exactly what `next()` resolved with returns this object, which needs no check.
+   */
+  last: ToolExecutionResult | undefined;
+}
+
+/** One execution on its way through the interceptors to the body, with its call's state. */
+export interface Hop {
+  readonly exec: InterceptedExecution;
+  readonly extensions: Extensions | undefined;
+  readonly state: CallState;
 }

@@ -1,0 +1,158 @@
+import {
+  ToolErrorCode as Codes,
+  errorResult,
+  type ToolArgs,
+  type ToolErrorCode,
+  type ToolExecution,
+} from '@dsh-tools/protocol';
+import { isRecord, kindOf, messageOf, quote } from './describe';
+import { readExtensions } from './extensions';
+import { abortedOf } from './signal';
+import type { CallRequest, Extensions, Failed, Known } from './types';
+
+/** The arguments of a call that sent none. */
+export const EMPTY_ARGS: ToolArgs = Object.freeze({});
+
+/** What observers are shown of a call whose callId could not be read. */
+export const UNREADABLE: ToolExecution = Object.freeze({
+  callId: '',
+  name: '',
+  arguments: EMPTY_ARGS,
+});
+
+/** A call that failed before dispatch, as a result and what observers are shown of the call. */
+export const failure = (
+  exec: ToolExecution,
+  code: ToolErrorCode,
+  message: string,
+  details?: unknown,
+): Failed => ({ failed: errorResult(exec.callId, code, message, details), exec });
+
+/**
+ * The stage *read the call*: each field of `execute()`'s input read exactly once, inside a `try`
+ * (a getter may answer differently the second time, a Proxy may throw), then checked: `callId` and
+ * `name` strings, `agent` a string if present, `signal` a real AbortSignal that is not aborted,
+ * `arguments` a plain object (`undefined` means `{}`), extension fields plain values. `known`
+ * receives the call as soon as its callId is read, so that even an internal failure after that
+ * point answers with the right callId. Never throws for any input.
+ */
+export function readCall(raw: unknown, known: Known): CallRequest | Failed {
+  let callId: unknown;
+  let name: unknown;
+  let args: unknown;
+  let agent: unknown;
+  let signal: unknown;
+  let extensions: Extensions | string | undefined;
+  try {
+    if (!isRecord(raw)) {
+      return failure(
+        UNREADABLE,
+        Codes.INVALID_ARGS,
+        `execute(): a call must be an object { callId, name, arguments } (got ${kindOf(raw)}).`,
+      );
+    }
+    callId = raw.callId;
+  } catch (error) {
+    return failure(
+      UNREADABLE,
+      Codes.INVALID_ARGS,
+      `execute(): the call could not be read (${messageOf(error)}).`,
+    );
+  }
+  if (typeof callId !== 'string') {
+    return failure(
+      UNREADABLE,
+      Codes.INVALID_ARGS,
+      `execute(): the call's "callId" must be a string (got ${kindOf(callId)}).`,
+    );
+  }
+  known.exec = { callId, name: '', arguments: EMPTY_ARGS };
+  try {
+    name = raw.name;
+    args = raw.arguments;
+    agent = raw.agent;
+    signal = raw.signal;
+    // The host's own extension fields pass through: a host is trusted (the model only produces
+    // arguments), and `ToolExecution` types them on the input.
+    extensions = readExtensions(raw);
+  } catch (error) {
+    return failure(
+      known.exec,
+      Codes.INVALID_ARGS,
+      `execute(): the call ${quote(callId)} could not be read (${messageOf(error)}).`,
+    );
+  }
+  const seen: ToolExecution = {
+    callId,
+    name: typeof name === 'string' ? name : '',
+    arguments: args as ToolArgs,
+  };
+  known.exec = seen;
+  if (typeof name !== 'string') {
+    return failure(
+      seen,
+      Codes.INVALID_ARGS,
+      `execute(): the call's tool "name" must be a string (got ${kindOf(name)}).`,
+    );
+  }
+  if (agent !== undefined && typeof agent !== 'string') {
+    return failure(
+      seen,
+      Codes.INVALID_ARGS,
+      `execute(): the call's "agent" must be a string (got ${kindOf(agent)}).`,
+    );
+  }
+  if (typeof extensions === 'string') {
+    return failure(
+      seen,
+      Codes.INVALID_ARGS,
+      `execute(): the call ${quote(callId)}: ${extensions}. Pass the value itself.`,
+    );
+  }
+  if (signal !== undefined) {
+    // Only a real AbortSignal (its brand checked by reading `aborted` once, here, through the
+    // intrinsic getter): a look-alike's getters and methods could throw or lie at any later step.
+    let problem: string | undefined;
+    let aborted = false;
+    try {
+      if (signal instanceof AbortSignal) aborted = abortedOf.call(signal);
+      else problem = `got ${kindOf(signal)}`;
+    } catch (error) {
+      problem = `this one could not be read: ${messageOf(error)}`;
+    }
+    if (problem !== undefined) {
+      return failure(
+        seen,
+        Codes.INVALID_ARGS,
+        `execute(): the call's "signal" must be an AbortSignal (${problem}); pass an AbortController's signal, or leave "signal" out.`,
+      );
+    }
+    if (aborted) {
+      return failure(
+        seen,
+        Codes.ABORTED,
+        `The call to tool ${quote(name)} was aborted before it started; nothing ran.`,
+      );
+    }
+  }
+  if (args === undefined) args = EMPTY_ARGS;
+  if (!isRecord(args)) {
+    return failure(
+      seen,
+      Codes.INVALID_ARGS,
+      `Tool ${quote(name)}: the arguments must be a JSON object (got ${kindOf(args)})${
+        typeof args === 'string' ? '; parse the JSON text before calling' : ''
+      }. Fix the call and retry.`,
+    );
+  }
+  return {
+    raw,
+    callId,
+    name,
+    args,
+    agent,
+    signal: signal as AbortSignal | undefined,
+    extensions,
+    seen,
+  };
+}

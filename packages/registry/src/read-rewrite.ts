@@ -1,0 +1,103 @@
+import type { InterceptedExecution, ToolArgs, ToolExecutionResult } from '@dsh-tools/protocol';
+import { isRecord, kindOf, messageOf } from './describe';
+import { readExtensions } from './extensions';
+import { keep, misuse } from './results';
+import type { Checked, Entry, Extensions, Hop } from './types';
+import { invalidArgs } from './validate-arguments';
+
+/** The stage *validate the arguments*, as *run the interceptors* uses it for a rewrite. */
+export type CheckArguments = (
+  entry: Entry,
+  callId: string,
+  args: unknown,
+  preface: string,
+) => ToolExecutionResult | Checked | Promise<ToolExecutionResult | Checked>;
+
+/**
+ * Checks an interceptor's `next(changed)` (part of *run the interceptors*): each field of `changed` read once;
+ * `callId` and `name` must not change and `agent` must be a string (else misuse, failing the call
+ * closed); extension fields pass on as they are; the arguments are copied, frozen and validated
+ * again like the model's (`INVALID_ARGS` naming the interceptor). `tool` and `signal` stay the
+ * registry's. Answers the next step's execution, or the result `next()` resolves with instead.
+ */
+export function readRewrite(
+  changed: unknown,
+  from: Hop,
+  by: string,
+  check: CheckArguments,
+): Hop | ToolExecutionResult | Promise<Hop | ToolExecutionResult> {
+  const { exec, state } = from;
+  let callId: unknown;
+  let name: unknown;
+  let args: unknown;
+  let agent: unknown;
+  let extensions: Extensions | string | undefined;
+  try {
+    if (!isRecord(changed)) {
+      throw new TypeError(`next() was given ${kindOf(changed)}, not an execution`);
+    }
+    callId = changed.callId;
+    name = changed.name;
+    args = changed.arguments;
+    agent = changed.agent;
+    extensions = readExtensions(changed);
+  } catch (error) {
+    return misuse(
+      state,
+      exec,
+      by,
+      `passed an unreadable execution to next() (${messageOf(error)})`,
+    );
+  }
+  if (callId !== exec.callId || name !== exec.name) {
+    return misuse(
+      state,
+      exec,
+      by,
+      'changed the callId or the tool name in next(); only arguments, agent and extension fields may change',
+    );
+  }
+  if (agent !== undefined && typeof agent !== 'string') {
+    return misuse(
+      state,
+      exec,
+      by,
+      `set "agent" to ${kindOf(agent)} in next(); it must be a string`,
+    );
+  }
+  if (typeof extensions === 'string') {
+    return misuse(state, exec, by, `passed next() an execution whose ${extensions}`);
+  }
+  const preface = `interceptor "${by}" rewrote the arguments, and they are invalid`;
+  if (!isRecord(args)) {
+    return keep(
+      state,
+      invalidArgs(
+        exec.callId,
+        state.entry.name,
+        {
+          violations: [{ path: '', message: `must be a JSON object (got ${kindOf(args)})` }],
+          more: 0,
+        },
+        preface,
+      ),
+    );
+  }
+  const fields = extensions;
+  const settle = (checked: ToolExecutionResult | Checked): Hop | ToolExecutionResult => {
+    if (!('value' in checked)) return keep(state, checked);
+    const rewritten: InterceptedExecution = Object.freeze({
+      ...fields,
+      callId: exec.callId,
+      name: exec.name,
+      arguments: checked.value as ToolArgs,
+      ...(agent !== undefined && { agent: agent as string }),
+      ...(exec.signal !== undefined && { signal: exec.signal }),
+      tool: exec.tool,
+    });
+    state.effective = checked.value;
+    return { exec: rewritten, extensions: fields, state };
+  };
+  const checked = check(state.entry, exec.callId, args, preface);
+  return checked instanceof Promise ? checked.then(settle) : settle(checked);
+}

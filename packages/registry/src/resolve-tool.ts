@@ -1,0 +1,27 @@
+import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
+import { quote } from './describe';
+import { failure } from './read-call';
+import { closestNames } from './suggest';
+import type { CallRequest, Entry, Failed } from './types';
+
+/**
+ * The stage *resolve the tool*: the registered entry of the name the call gives, or `UNKNOWN_TOOL`
+ * naming up to three closest registered names, so that a model fixes a typo in one retry.
+ */
+export function resolveTool(
+  tools: ReadonlyMap<string, Entry>,
+  request: CallRequest,
+): Entry | Failed {
+  const entry = tools.get(request.name);
+  if (entry) return entry;
+  const name = quote(request.name);
+  const suggestions = closestNames(request.name, tools.keys());
+  return failure(
+    request.seen,
+    Codes.UNKNOWN_TOOL,
+    suggestions.length > 0
+      ? `Unknown tool ${name}. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call a tool by its exact name.`
+      : `Unknown tool ${name}: no tool of that name is registered (${tools.size === 1 ? '1 tool is' : `${tools.size} tools are`}). Call one of the tools you were given.`,
+    { suggestions },
+  );
+}

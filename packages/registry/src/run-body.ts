@@ -1,0 +1,180 @@
+import {
+  type BodyExecution,
+  ToolErrorCode as Codes,
+  errorResult,
+  type InterceptedExecution,
+  type ToolExecutionResult,
+} from '@dsh-tools/protocol';
+import { messageOf } from './describe';
+import { asToolError, resultFromOutput } from './output';
+import { keep } from './results';
+import { type DeadlineOutcome, runWithDeadline, type Timers } from './run-with-deadline';
+import { isAborted } from './signal';
+import type { Entry, Extensions, Hop, Report } from './types';
+
+/** What the body stage needs of the registry's options. */
+export interface BodyLimits {
+  /** The registry's default time limit (ms, 0 for none); a definition's `timeoutMs` wins. */
+  readonly timeoutMs: number;
+  readonly graceMs: number;
+  readonly report: Report;
+  readonly timers?: Timers;
+}
+
+/**
+ * The execution a body receives: the intercepted one (extension fields included), with a signal
+ * made on first read. The getter is an own property, so a body that spreads `exec` keeps its
+ * signal. Not frozen: the object is the body's alone (its arguments and tool view are frozen), and
+ * freezing an object with an accessor costs a third of its making.
+ */
+const bodyExecution = (
+  exec: InterceptedExecution,
+  extensions: Extensions | undefined,
+  signal: () => AbortSignal,
+): BodyExecution =>
+  extensions !== undefined
+    ? {
+        ...extensions,
+        callId: exec.callId,
+        name: exec.name,
+        arguments: exec.arguments,
+        ...(exec.agent !== undefined && { agent: exec.agent }),
+        tool: exec.tool,
+        get signal() {
+          return signal();
+        },
+      }
+    : exec.agent === undefined
+      ? {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        }
+      : {
+          callId: exec.callId,
+          name: exec.name,
+          arguments: exec.arguments,
+          agent: exec.agent,
+          tool: exec.tool,
+          get signal() {
+            return signal();
+          },
+        };
+
+/** A thrown value as a result: a `ToolError` keeps its code, anything else is `TOOL_ERROR`. */
+const resultFromThrow = (tool: string, callId: string, error: unknown): ToolExecutionResult => {
+  const coded = asToolError(error);
+  return coded
+    ? errorResult(callId, coded.code, coded.message, coded.details)
+    : errorResult(callId, Codes.TOOL_ERROR, `Tool "${tool}" failed: ${messageOf(error)}`);
+};
+
+/** Starts a body: a synchronous throw becomes a rejection, a plain return a resolved promise. */
+const startBody = (
+  entry: Entry,
+  exec: InterceptedExecution,
+  bodyExec: BodyExecution,
+): Promise<unknown> => {
+  try {
+    return Promise.resolve(entry.execute(exec.arguments, bodyExec));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+};
+
+/**
+ * The stage *run the body*: the tool's `execute` with the intercepted execution, its outcome turned
+ * into a result (content blocks or `{ content, structuredContent }`; anything else is
+ * `INVALID_OUTPUT`, a throw `TOOL_ERROR` or the `ToolError`'s code), frozen and kept as the call's
+ * latest result (what the innermost `next()` resolves with). A caller signal aborted by
+ * now means nothing runs (`ABORTED`). A body that nothing can stop runs bare; otherwise under
+ * {@link runWithDeadline}: on a timeout or an abort its signal aborts, and after the grace the
+ * call resolves `TIMEOUT` / `ABORTED` even if the body ignores it. Never rejects.
+ */
+export function runBody(hop: Hop, limits: BodyLimits): Promise<ToolExecutionResult> {
+  const { exec, extensions, state } = hop;
+  const { entry, signal: caller } = state;
+  const { callId } = exec;
+  if (isAborted(caller)) {
+    return Promise.resolve(
+      keep(
+        state,
+        errorResult(
+          callId,
+          Codes.ABORTED,
+          `The call to tool "${entry.name}" was aborted before the tool ran; nothing ran.`,
+        ),
+      ),
+    );
+  }
+  const limit = entry.timeoutMs ?? limits.timeoutMs;
+  if (limit <= 0 && !caller) {
+    // Nothing can stop this call: no timers, no listeners, a signal that never aborts.
+    let idle: AbortController | undefined;
+    const bodyExec = bodyExecution(exec, extensions, () => {
+      idle ??= new AbortController();
+      return idle.signal;
+    });
+    return startBody(entry, exec, bodyExec).then(
+      (output) => keep(state, resultFromOutput(entry.name, callId, output)),
+      (error: unknown) => keep(state, resultFromThrow(entry.name, callId, error)),
+    );
+  }
+  return runWithDeadline(
+    (signal) => startBody(entry, exec, bodyExecution(exec, extensions, signal)),
+    {
+      milliseconds: limit,
+      graceMs: limits.graceMs,
+      signal: caller,
+      timeoutReason: () =>
+        new DOMException(`Tool "${entry.name}" timed out after ${limit} ms`, 'TimeoutError'),
+      onLate: (settled, stoppedBy) => {
+        const late =
+          settled.status === 'rejected'
+            ? settled.reason
+            : new Error(
+                `Tool "${entry.name}" returned after its call had already resolved ${
+                  stoppedBy === 'timeout'
+                    ? Codes.TIMEOUT
+                    : stoppedBy === 'abort'
+                      ? Codes.ABORTED
+                      : 'as finished'
+                }; the output was discarded.`,
+              );
+        limits.report(late, { kind: 'late-settlement', tool: entry.name, callId });
+      },
+      ...(limits.timers !== undefined && { timers: limits.timers }),
+    },
+  ).then((outcome) => keep(state, resultOf(outcome)));
+
+  function resultOf(outcome: DeadlineOutcome<unknown>): ToolExecutionResult {
+    switch (outcome.status) {
+      case 'fulfilled':
+        return resultFromOutput(entry.name, callId, outcome.value);
+      case 'rejected':
+        return resultFromThrow(entry.name, callId, outcome.reason);
+      case 'stopped':
+        return outcome.by === 'timeout'
+          ? errorResult(
+              callId,
+              Codes.TIMEOUT,
+              `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
+            )
+          : errorResult(
+              callId,
+              Codes.ABORTED,
+              `The call to tool "${entry.name}" was aborted by the caller.`,
+            );
+      default:
+        return errorResult(
+          callId,
+          Codes.INVALID_ARGS,
+          `The call to tool "${entry.name}" could not listen to its signal (${messageOf(outcome.reason)}); nothing ran. Pass an AbortController's signal.`,
+        );
+    }
+  }
+}

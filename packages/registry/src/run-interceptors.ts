@@ -1,0 +1,243 @@
+import {
+  ToolErrorCode as Codes,
+  errorResult,
+  type Interceptor,
+  type InterceptorNext,
+  type ToolExecutionResult,
+} from '@dsh-tools/protocol';
+import { createWaterfall, type Next, WaterfallError } from '@dsh-tools/waterfall';
+import { kindOf, messageOf, quote } from './describe';
+import { asToolError, copyResult } from './output';
+import { type CheckArguments, readRewrite } from './read-rewrite';
+import { interceptorError, keep, misuse } from './results';
+import type { Hop, InterceptorOptions } from './types';
+
+/**
+ * An interceptor's `next(changed)` on its way down the chain. The link (or the body) that receives
+ * it checks it (`readRewrite`) before anything runs with it: the waterfall learns at once that
+ * `next()` was called, so its rules (once, not after returning, settle before returning) hold for
+ * a rewrite exactly as for a plain `next()`, even while an asynchronous validator is still working.
+ */
+class Rewrite {
+  /** Set once the interceptor that sent it has returned or thrown: nothing may start after that. */
+  abandoned = false;
+  constructor(
+    readonly changed: unknown,
+    readonly from: Hop,
+    readonly by: string,
+  ) {}
+}
+
+/** What travels down the chain: a checked execution, or a rewrite still to be checked. */
+type Link = Hop | Rewrite;
+
+const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
+  (value as Hop).state !== undefined;
+
+const promiseThen = Promise.prototype.then;
+
+/** The interceptors of a registry, around the body. */
+export interface InterceptorChain {
+  /** How many interceptors are registered. */
+  readonly size: number;
+  /** Adds an interceptor; returns its (idempotent) disposer. Throws on a malformed one. */
+  use(interceptor: Interceptor, options?: InterceptorOptions): () => void;
+  /**
+   * Runs the interceptors around the body. Resolves with the innermost result as the interceptors
+   * passed it out; rejects when the chain itself failed (a misuse of `next()`, which the waterfall
+   * detects): {@link chainFailure} turns that into the call's result.
+   */
+  run(hop: Hop): Promise<ToolExecutionResult>;
+}
+
+/**
+ * The result of a chain that rejected: the first misuse the registry saw, else the waterfall's
+ * (its message says which rule of `next()` was broken, and by whom), else a generic failure.
+ */
+export function chainFailure(error: unknown, hop: Hop): ToolExecutionResult {
+  const { exec, state } = hop;
+  if (state.misuse) return state.misuse;
+  if (error instanceof WaterfallError) return chainMisuse(error, hop);
+  return errorResult(
+    exec.callId,
+    Codes.INTERCEPTOR_ERROR,
+    `The interceptors of tool "${exec.name}" failed (${messageOf(error)}); the call fails closed.`,
+  );
+}
+
+/** A waterfall misuse as the call's result, in the waterfall's words (`listener "x" <what>`). */
+const chainMisuse = (error: WaterfallError, hop: Hop): ToolExecutionResult => {
+  const prefix = `listener "${error.listener}" `;
+  const what =
+    error.kind === 'threw'
+      ? `threw (${messageOf(error.cause ?? error)})`
+      : error.message.startsWith(prefix)
+        ? error.message.slice(prefix.length)
+        : error.message;
+  return interceptorError(hop.exec, error.listener, what);
+};
+
+/**
+ * The stage *run the interceptors*: the `tools/execute` waterfall, outermost first, around `body`.
+ * The waterfall owns the rules of `next()`; each interceptor is wrapped only for what is about
+ * tools: a rewrite's arguments are validated again (`readRewrite`), a thrown `ToolError` keeps its
+ * code, any other throw fails closed, and a result the registry did not produce is copied and
+ * checked. A result that is exactly what `next()` resolved with passes untouched, and an
+ * interceptor that returns `next()`'s own promise costs the chain one link and nothing more.
+ */
+export function createInterceptorChain(
+  check: CheckArguments,
+  body: (hop: Hop) => Promise<ToolExecutionResult>,
+): InterceptorChain {
+  const chain = createWaterfall<[Link], ToolExecutionResult>();
+  let count = 0;
+
+  /** Checks a rewrite, then goes on with it; never starts anything for an abandoned one. */
+  const arrive = (
+    link: Rewrite,
+    go: (hop: Hop) => ToolExecutionResult | Promise<ToolExecutionResult>,
+  ): ToolExecutionResult | Promise<ToolExecutionResult> => {
+    const checked = readRewrite(link.changed, link.from, link.by, check);
+    if (!(checked instanceof Promise)) return isHop(checked) ? go(checked) : checked;
+    return checked.then((outcome) => {
+      if (!isHop(outcome)) return outcome;
+      // The interceptor gave up waiting while its rewrite was validated: the waterfall fails the
+      // call for it, and nothing (no inner interceptor, no body) may start after the call ended.
+      if (link.abandoned) {
+        return keep(
+          outcome.state,
+          interceptorError(outcome.exec, link.by, 'did not wait for its rewritten call'),
+        );
+      }
+      return go(outcome);
+    });
+  };
+
+  const terminal = (link: Link): Promise<ToolExecutionResult> | ToolExecutionResult =>
+    link instanceof Rewrite ? arrive(link, body) : body(link);
+
+  const run = (hop: Hop): Promise<ToolExecutionResult> => chain.run(hop, terminal);
+
+  const use = (interceptor: Interceptor, options: InterceptorOptions = {}): (() => void) => {
+    if (typeof interceptor !== 'function') {
+      throw new TypeError(
+        `use(): an interceptor must be a function (exec, next) => result (got ${kindOf(interceptor)}).`,
+      );
+    }
+    const priority = options.priority ?? 0;
+    if (typeof priority !== 'number' || Number.isNaN(priority)) {
+      throw new TypeError(`use(): "priority" must be a number (got ${String(priority)}).`);
+    }
+    count++;
+    const name = options.name ?? (interceptor.name || `interceptor #${count}`);
+
+    /** The interceptor's settled value: what `next()` resolved with passes, anything else is checked. */
+    const accept = (value: unknown, hop: Hop): ToolExecutionResult => {
+      const { exec, state } = hop;
+      if (value !== undefined && value === state.last) return state.last;
+      const copied = copyResult(value);
+      if ('problem' in copied) return misuse(state, exec, name, `returned ${copied.problem}`);
+      if (copied.result.callId !== exec.callId) {
+        return misuse(
+          state,
+          exec,
+          name,
+          `returned the result of another call (${quote(copied.result.callId)})`,
+        );
+      }
+      return keep(state, copied.result);
+    };
+
+    /** What the interceptor threw (or rejected with), as its result. */
+    const thrown = (error: unknown, hop: Hop): ToolExecutionResult => {
+      // A misuse further in, passing through: the waterfall has recorded it, and it decides.
+      if (error instanceof WaterfallError) throw error;
+      const coded = asToolError(error);
+      if (coded) {
+        return keep(
+          hop.state,
+          errorResult(hop.exec.callId, coded.code, coded.message, coded.details),
+        );
+      }
+      return misuse(hop.state, hop.exec, name, `threw (${messageOf(error)})`);
+    };
+
+    /** `checked`: the hop came from a rewrite checked here, which must travel on in its place. */
+    const intercept = (
+      hop: Hop,
+      next: Next<[Link], ToolExecutionResult>,
+      checked: boolean,
+    ): ToolExecutionResult | Promise<ToolExecutionResult> => {
+      const { exec, state } = hop;
+      let sent: Promise<ToolExecutionResult> | undefined;
+      let rewrite: Rewrite | undefined;
+      const guarded: InterceptorNext = (changed) => {
+        if (changed === undefined || changed === exec) {
+          sent = checked ? next(hop) : next();
+        } else {
+          rewrite = new Rewrite(changed, hop, name);
+          sent = next(rewrite);
+        }
+        return sent;
+      };
+      let returned: unknown;
+      try {
+        returned = interceptor(exec, guarded);
+      } catch (error) {
+        if (rewrite) rewrite.abandoned = true;
+        return thrown(error, hop);
+      }
+      // `return next()`: the result is the inner one, already the registry's. The common case.
+      if (returned === sent && sent !== undefined) return sent;
+      if (sent !== undefined) {
+        // A misuse of next() further in that this interceptor swallows still comes first.
+        promiseThen.call(sent, undefined, (error: unknown) => {
+          if (error instanceof WaterfallError) state.misuse ??= chainMisuse(error, hop);
+        });
+      }
+      const settled = (value: unknown) => {
+        if (rewrite) rewrite.abandoned = true;
+        return accept(value, hop);
+      };
+      const failed = (error: unknown) => {
+        if (rewrite) rewrite.abandoned = true;
+        return thrown(error, hop);
+      };
+      if (returned instanceof Promise) {
+        return promiseThen.call(returned, settled, failed) as Promise<ToolExecutionResult>;
+      }
+      if ((typeof returned === 'object' && returned !== null) || typeof returned === 'function') {
+        // A thenable is awaited as `await` would, its `then` read exactly once.
+        let then: unknown;
+        try {
+          then = (returned as { then?: unknown }).then;
+        } catch (error) {
+          return failed(error);
+        }
+        if (typeof then === 'function') {
+          return new Promise<unknown>((resolve, reject) => {
+            then.call(returned, resolve, reject);
+          }).then(settled, failed);
+        }
+      }
+      return settled(returned);
+    };
+
+    const listener = (
+      link: Link,
+      next: Next<[Link], ToolExecutionResult>,
+    ): ToolExecutionResult | Promise<ToolExecutionResult> =>
+      link instanceof Rewrite
+        ? arrive(link, (hop) => intercept(hop, next, true))
+        : intercept(link, next, false);
+    return chain.use(listener, { name, priority });
+  };
+
+  return {
+    get size() {
+      return chain.size;
+    },
+    use,
+    run,
+  };
+}
