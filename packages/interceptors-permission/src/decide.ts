@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { InterceptedExecution, ToolView } from '@dsh-tools/protocol';
 import {
   compilePathSpec,
+  expandHome,
   globsMayIntersect,
   isInside,
   operandGlobSegments,
@@ -11,7 +12,7 @@ import {
   resolveLikeKernel,
 } from './paths';
 import { describeOrigin, isPathFamily, type ParsedRule } from './rules';
-import { analyzeShell, type ShellCommand } from './shell-analyze';
+import { analyzeShell, type ShellAnalysis, type ShellCommand } from './shell-analyze';
 import { baseName, fileOperands } from './shell-commands';
 import { denyNames, type Match, matchShell, suspiciousCharacter } from './shell-match';
 import type { ShellWord } from './shell-words';
@@ -37,7 +38,27 @@ export interface Policy {
   readonly home: string;
   /** Real paths of `cwd` and the additional directories. */
   readonly workDirs: readonly string[];
+  /** Recent command lines' analyses (a pure function of the line), most recent last. */
+  readonly parseCache?: { readonly size: number; readonly entries: Map<string, ShellAnalysis> };
 }
+
+/** Analyses a command line, through the policy's cache when it has one. */
+const analyzeCached = (policy: Policy, line: string): ShellAnalysis => {
+  const cache = policy.parseCache;
+  if (cache === undefined || cache.size === 0 || line.length > 4096)
+    return analyzeShell(line, policy.cwd, policy.home);
+  const hit = cache.entries.get(line);
+  if (hit !== undefined) {
+    cache.entries.delete(line);
+    cache.entries.set(line, hit);
+    return hit;
+  }
+  const analysis = analyzeShell(line, policy.cwd, policy.home);
+  cache.entries.set(line, analysis);
+  if (cache.entries.size > cache.size)
+    cache.entries.delete(cache.entries.keys().next().value as string);
+  return analysis;
+};
 
 type Severity = 'deny' | 'unknown' | 'maybe' | 'ask' | 'none' | 'allow';
 const RANK: Record<Severity, number> = { deny: 5, unknown: 4, maybe: 3, ask: 2, none: 1, allow: 0 };
@@ -53,6 +74,11 @@ interface Part {
   /** Allowed by a rule naming the whole tool (output redirection stays allowed). */
   wholeTool?: boolean;
 }
+
+const lexicalPath = (value: string, cwd: string, home: string): ResolvedPath => {
+  const lexical = resolvePath(cwd, expandHome(value, home));
+  return { lexical, real: lexical };
+};
 
 const isDirectory = (path: string): boolean => {
   try {
@@ -335,7 +361,11 @@ class Decider {
           };
         continue;
       }
-      const path = resolveLikeKernel(word.value, base, this.policy.home);
+      // Programs known to take files get the kernel's resolution (symlinks followed); for any other
+      // program a word is only possibly a file, so it is checked as written (`git add .env`).
+      const path = knownProgram
+        ? resolveLikeKernel(word.value, base, this.policy.home)
+        : lexicalPath(word.value, base, this.policy.home);
       const part = this.judgePath(access, path, subject, false);
       if (part.severity === 'deny') return part;
       if (part.severity === 'ask' && !worst) worst = part;
@@ -487,7 +517,7 @@ class Decider {
   }
 
   shellParts(line: string, whole: { allow?: ParsedRule; ask?: ParsedRule }): Part[] {
-    const analysis = analyzeShell(line, this.policy.cwd, this.policy.home);
+    const analysis = analyzeCached(this.policy, line);
     const parts: Part[] = analysis.problems.map((problem) => ({
       severity: 'unknown' as const,
       subject: line.length > 80 ? `${line.slice(0, 80)}…` : line,

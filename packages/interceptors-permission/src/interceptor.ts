@@ -74,7 +74,17 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
       `approveTimeoutMs must be a number >= 0 (got ${approveTimeoutMs}).`,
     );
   }
-  const policy: Policy = { rules, cwd, home, workDirs: workDirectories(cwd, additional, home) };
+  const cacheSize = options.parseCacheSize ?? 256;
+  if (!(Number.isInteger(cacheSize) && cacheSize >= 0)) {
+    throw new PermissionRuleError(`parseCacheSize must be a whole number >= 0 (got ${cacheSize}).`);
+  }
+  const policy: Policy = {
+    rules,
+    cwd,
+    home,
+    workDirs: workDirectories(cwd, additional, home),
+    parseCache: { size: cacheSize, entries: new Map() },
+  };
   const store = options.grants ?? createMemoryGrantStore();
   const report = (error: unknown) => {
     try {

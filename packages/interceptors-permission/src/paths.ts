@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, posix, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 
@@ -30,11 +30,17 @@ const realOrNull = (path: string): string | null => {
 export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
   const expanded = expandHome(path, home);
   const lexical = resolve(cwd, expanded);
-  const start = isAbsolute(expanded) ? '/' : cwd;
-  // Fast path: realpath(3) walks the unfolded string exactly as the kernel does.
-  const whole = realOrNull(isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`);
-  if (whole !== null) return { lexical, real: whole };
-  let current = realOrNull(start) ?? resolve(start);
+  const absolute = isAbsolute(expanded);
+  // No file name holds a NUL byte; the kernel refuses such a path, so there is nothing to follow.
+  if (expanded.includes('\u0000')) return { lexical, real: lexical };
+  // Fast path: an existing path is resolved by realpath(3), which walks the unfolded string
+  // exactly as the kernel does. stat first: a throw per missing path costs more than the syscall.
+  const full = absolute ? expanded : `${cwd}/${expanded}`;
+  if (statSync(full, { throwIfNoEntry: false }) !== undefined) {
+    const whole = realOrNull(full);
+    if (whole !== null) return { lexical, real: whole };
+  }
+  let current = absolute ? '/' : (realCwd(cwd) ?? resolve(cwd));
   let exists = true;
   for (const part of expanded.split('/')) {
     if (part === '' || part === '.') continue;
@@ -44,17 +50,34 @@ export function resolveLikeKernel(path: string, cwd: string, home: string): Reso
     }
     const next = current === '/' ? `/${part}` : `${current}/${part}`;
     if (exists) {
-      const real = realOrNull(next);
-      if (real !== null) {
-        current = real;
-        continue;
+      const st = lstatSync(next, { throwIfNoEntry: false });
+      if (st === undefined) exists = false;
+      else if (st.isSymbolicLink()) {
+        const real = realOrNull(next);
+        // A dangling link: where it points does not exist yet; keep its name.
+        if (real !== null) {
+          current = real;
+          continue;
+        }
+        exists = false;
       }
-      exists = false;
     }
     current = next;
   }
   return { lexical, real: current };
 }
+
+let lastCwd:
+  | { readonly cwd: string; readonly real: string | null; readonly at: number }
+  | undefined;
+/** realpath of the working directory, reused for a moment (one decision resolves many operands). */
+const realCwd = (cwd: string): string | null => {
+  const now = Date.now();
+  if (lastCwd?.cwd === cwd && now - lastCwd.at < 1000) return lastCwd.real;
+  const real = realOrNull(cwd);
+  lastCwd = { cwd, real, at: now };
+  return real;
+};
 
 /** Whether `path` is `dir` or inside it. */
 export const isInside = (path: string, dir: string): boolean =>

@@ -30,6 +30,10 @@ const denied = fc.constantFrom(
 );
 const ok = fc.constantFrom('npm test', 'git status', 'ls -la', 'echo hi', 'cat README.md');
 type Wrap = (c: string, ok: string) => string;
+// Quoting that keeps the inner command whole, so every wrapping really runs it.
+const single = (c: string) => `'${c.replace(/'/g, "'\\''")}'`;
+const double = (c: string) => `"${c.replace(/[\\"$`]/g, (x) => `\\${x}`)}"`;
+const backticked = (c: string) => `\`${c.replace(/[\\`$]/g, (x) => `\\${x}`)}\``;
 const wraps: Wrap[] = [
   (c, k) => `${k} && ${c}`,
   (c, k) => `${c}; ${k}`,
@@ -40,10 +44,10 @@ const wraps: Wrap[] = [
   (c, k) => `${k}\n${c}`,
   (c) => `$(${c})`,
   (c, k) => `${k} $(${c})`,
-  (c, k) => `${k} \`${c}\``,
-  (c) => `bash -c '${c}'`,
-  (c) => `sh -c "${c}"`,
-  (c) => `eval "${c}"`,
+  (c, k) => `${k} ${backticked(c)}`,
+  (c) => `bash -c ${single(c)}`,
+  (c) => `sh -c ${double(c)}`,
+  (c) => `eval ${double(c)}`,
   (c) => `(${c})`,
   (c) => `{ ${c}; }`,
   (c) => `timeout 5 ${c}`,

@@ -125,9 +125,19 @@ function walk(
       }
       break;
     }
-    case 'heredoc_body':
-    case 'heredoc_content':
+    case 'command_substitution': {
+      const text = src.slice(node.start, node.end);
+      if (text.startsWith('`') && text.includes('\\')) {
+        // Inside backticks bash removes one level of \\, \` and \$ before parsing the body, so a
+        // nested `\`cmd\`` is a substitution the parser (reading it as one level) cannot see.
+        const body = text
+          .slice(1, text.endsWith('`') ? -1 : undefined)
+          .replace(/\\([\\`$])/g, '$1');
+        analyzeInto(body, [...via, '`…`'], depth + 1, state);
+        return;
+      }
       break;
+    }
   }
   for (const child of node.children) walk(child, src, via, depth, state, arith);
 }

@@ -129,6 +129,11 @@ export interface PermissionOptions {
   readonly now?: () => number;
   /** The home directory (`~` in rules and paths); default `os.homedir()`. */
   readonly home?: string;
+  /**
+   * How many recent command lines keep their parsed form (parsing is a pure function of the line,
+   * so this never changes a decision; file system checks run every time); default 256, 0 = none.
+   */
+  readonly parseCacheSize?: number;
   /** Receives problems the interceptor contains (a grant store that fails to save). */
   readonly onError?: (error: unknown) => void;
 }

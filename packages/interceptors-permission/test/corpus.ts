@@ -83,6 +83,7 @@ export const BYPASS: readonly BypassCase[] = [
   ['group', 'bash', '{ rm -rf /; }', 'deny'],
   ['dollar-substitution', 'bash', 'echo $(rm -rf /)', 'deny'],
   ['backticks', 'bash', 'echo `rm -rf /`', 'deny'],
+  ['nested-escaped-backticks', 'bash', 'echo `echo \\`rm -rf /\\``', 'deny'],
   ['process-substitution-in', 'bash', 'diff <(rm x) README.md', 'deny'],
   ['process-substitution-out', 'bash', 'echo hi > >(rm x)', 'deny'],
   ['eval-quoted', 'bash', 'eval "rm -rf /"', 'deny'],
