@@ -239,12 +239,16 @@ function issuesOf(
         });
         break;
       }
-      case 'invalid_value':
+      case 'invalid_value': {
+        const got = valueAt(input, path);
+        const expected = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
         issues.push({
           path: at,
-          message: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(input, path))}`,
+          message:
+            got === undefined ? `required: ${expected}` : `${expected}, got ${describeValue(got)}`,
         });
         break;
+      }
       case 'invalid_union':
         issues.push({
           path: at,

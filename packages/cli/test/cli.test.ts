@@ -247,7 +247,7 @@ describe('config errors', () => {
     expect(stderr).toContain('mcpServers.fs.command: expected a string, got number 3');
     expect(stderr).toContain('mcpServers.web.url');
     expect(stderr).toContain(
-      'permissions.defaultMode: expected one of "default", "acceptEdits", "plan", "bypassPermissions"',
+      'permissions.defaultMode: expected one of "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions", got the string "yolo"',
     );
     expect(stderr).toContain('sandbox.netwrok: unknown key');
     expect(stderr).toContain('colour: unknown key');

@@ -1,0 +1,69 @@
+import type { Approver, Interceptor } from '@dsh-tools/protocol';
+import type { ToolRegistry } from '@dsh-tools/registry';
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  buildGateway,
+  type ConfigIssue,
+  DEFAULT_POLICIES,
+  type DshToolsConfig,
+  EXIT,
+  type Gateway,
+  type HttpGateway,
+  type LoadedConfig,
+  loadConfig,
+  type McpServerEntry,
+  type PolicyFactories,
+  type PolicyLayer,
+  parseConfig,
+  serveGatewayHttp,
+  type TrailStep,
+} from './index';
+
+describe('public types', () => {
+  it('loadConfig resolves a LoadedConfig; parseConfig returns the config and warnings', () => {
+    expectTypeOf(loadConfig).returns.resolves.toEqualTypeOf<LoadedConfig>();
+    expectTypeOf(parseConfig).returns.toEqualTypeOf<{
+      config: DshToolsConfig;
+      warnings: string[];
+    }>();
+    expectTypeOf<ConfigIssue>().toEqualTypeOf<{
+      readonly path: string;
+      readonly message: string;
+    }>();
+  });
+
+  it('a server entry is stdio (command) or http (type + url)', () => {
+    expectTypeOf<{ command: string }>().toExtend<McpServerEntry>();
+    expectTypeOf<{ type: 'http'; url: string }>().toExtend<McpServerEntry>();
+    expectTypeOf<{ url: string }>().not.toExtend<McpServerEntry>();
+  });
+
+  it('the policy seam: one factory per section, each returning an Interceptor', () => {
+    expectTypeOf<PolicyLayer>().toEqualTypeOf<'hooks' | 'sandbox' | 'permission'>();
+    expectTypeOf<NonNullable<PolicyFactories['permission']>>().returns.toEqualTypeOf<Interceptor>();
+    expectTypeOf<NonNullable<PolicyFactories['hooks']>>()
+      .parameter(1)
+      .toHaveProperty('approver')
+      .toEqualTypeOf<Approver | undefined>();
+    expectTypeOf(DEFAULT_POLICIES).toEqualTypeOf<PolicyFactories>();
+  });
+
+  it('buildGateway resolves a Gateway whose registry is the full registry', () => {
+    expectTypeOf(buildGateway).returns.resolves.toEqualTypeOf<Gateway>();
+    expectTypeOf<Gateway['registry']>().toEqualTypeOf<ToolRegistry>();
+    expectTypeOf<Gateway['close']>().returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf<TrailStep['outcome']>().toEqualTypeOf<
+      'passed' | 'rewrote' | 'vetoed' | 'ran' | 'failed' | 'refused'
+    >();
+  });
+
+  it('serveGatewayHttp needs a token and resolves an HttpGateway', () => {
+    expectTypeOf(serveGatewayHttp).parameter(1).toHaveProperty('token').toEqualTypeOf<string>();
+    expectTypeOf(serveGatewayHttp).returns.resolves.toEqualTypeOf<HttpGateway>();
+  });
+
+  it('exit codes are literal numbers', () => {
+    expectTypeOf(EXIT.TOOL_ERROR).toEqualTypeOf<1>();
+    expectTypeOf(EXIT.CONFIG).toEqualTypeOf<3>();
+  });
+});
