@@ -77,6 +77,7 @@ export interface SandboxConfig {
   readonly denyWrite: readonly ParsedGlob[];
   readonly network: boolean;
   readonly allowUnsandboxed: boolean;
+  readonly exposeRun: boolean;
   readonly bwrapPath: string | undefined;
   readonly envAllowlist: readonly string[];
   readonly timeoutMs: number;
@@ -96,6 +97,7 @@ const KEYS = [
   'denyWrite',
   'network',
   'allowUnsandboxed',
+  'exposeRun',
   'bwrapPath',
   'envAllowlist',
   'timeoutMs',
@@ -241,6 +243,7 @@ export function resolveSandboxOptions(options: SandboxOptions, who: string): San
     denyWrite: Object.freeze(globs('denyWrite', DEFAULT_DENY_WRITE)),
     network: bool('network', o.network),
     allowUnsandboxed: bool('allowUnsandboxed', o.allowUnsandboxed),
+    exposeRun: bool('exposeRun', o.exposeRun),
     bwrapPath,
     envAllowlist: Object.freeze([...envAllowlist]),
     timeoutMs: int('timeoutMs', o.timeoutMs, 120_000, 1, MAX_TIMEOUT_MS),

@@ -24,6 +24,9 @@ let tree: Tree;
 let server: Server;
 let port = 0;
 let connections = 0;
+let unixServer: Server;
+let unixConnections = 0;
+const runSocket = `/run/dsh-sandbox-test-${randomUUID()}.sock`;
 const hostMarker = `dsh-host-secret-${randomUUID()}`;
 
 beforeAll(async () => {
@@ -42,10 +45,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
+  // A host daemon's socket in /run, as docker's, dbus's or an ssh-agent's would be.
+  unixServer = createServer((socket) => {
+    unixConnections++;
+    socket.end('daemon\n');
+  });
+  await new Promise<void>((resolve) => unixServer.listen(runSocket, resolve));
 });
 afterAll(async () => {
   delete process.env.DSH_SANDBOX_TEST_SECRET;
   await new Promise((resolve) => server?.close(resolve));
+  await new Promise((resolve) => unixServer?.close(resolve));
   await tree?.cleanup();
 });
 
@@ -206,6 +216,16 @@ const cases: readonly ProcessCase[] = [
     },
   },
   {
+    name: "connect to a host daemon's Unix socket in /run",
+    script: () =>
+      `${process.execPath} -e "require('net').connect('${runSocket}').on('connect',()=>console.log('CONNECTED')).on('error',e=>console.log(e.code))"; ls /run /var/run`,
+    check: (r) => {
+      expect(r.stdout).not.toContain('CONNECTED');
+      expect(r.stdout).not.toContain('dsh-sandbox-test');
+      expect(unixConnections).toBe(0);
+    },
+  },
+  {
     name: 'gain privileges through a setuid-root binary',
     script: (t) => `${t.outside}/suid-grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status`,
     check: async (r, t) => {
@@ -328,6 +348,17 @@ describe.skipIf(NO_BWRAP)(
       expect(r.stdout).toBe('hello\n');
       expect(connections).toBe(before + 1);
       connections = before;
+    });
+
+    it('control: with exposeRun, the /run socket is reachable', async () => {
+      const r = await sh(
+        'workspace-write',
+        `${process.execPath} -e "require('net').connect('${runSocket}').on('data',d=>process.stdout.write(d))"`,
+        { exposeRun: true },
+      );
+      expect(r.stdout).toBe('daemon\n');
+      expect(unixConnections).toBe(1);
+      unixConnections = 0;
     });
 
     it('control: reads outside the roots work (reads are not confined, only masked)', async () => {

@@ -30,6 +30,7 @@ describe('bwrapArgs', () => {
   const plan = {
     mode: 'workspace-write' as const,
     network: false,
+    emptied: ['/tmp', '/run'],
     writableRoots: ['/w'],
     readonlyBinds: ['/tmp/cwd'],
     masks: { hideDirs: ['/home/u/.ssh'], hideFiles: ['/w/.env'], freeze: ['/w/.git/hooks'] },
@@ -63,6 +64,7 @@ describe('bwrapArgs', () => {
     const at = (s: string) => args.indexOf(s);
     expect(at('--ro-bind / /')).toBeLessThan(at('--tmpfs /tmp'));
     expect(at('--tmpfs /tmp')).toBeLessThan(at('--bind /w /w'));
+    expect(at('--tmpfs /run')).toBeLessThan(at('--bind /w /w'));
     expect(at('--bind /w /w')).toBeLessThan(at('--ro-bind /tmp/cwd /tmp/cwd'));
     expect(at('--ro-bind /w/.git/hooks /w/.git/hooks')).toBeGreaterThan(at('--bind /w /w'));
     expect(at('--ro-bind /dev/null /w/.env')).toBeGreaterThan(at('--bind /w /w'));
@@ -74,7 +76,13 @@ describe('bwrapArgs', () => {
   it('read-only binds nothing writable; full-access binds / read-write and keeps the host /tmp', () => {
     const ro = bwrapArgs({ ...plan, mode: 'read-only', writableRoots: [] });
     expect(ro.join(' ')).not.toMatch(/--bind /);
-    const full = bwrapArgs({ ...plan, mode: 'full-access', writableRoots: [], network: true });
+    const full = bwrapArgs({
+      ...plan,
+      mode: 'full-access',
+      emptied: ['/run'],
+      writableRoots: [],
+      network: true,
+    });
     expect(full.join(' ')).toContain('--bind / /');
     expect(full.join(' ')).not.toContain('--tmpfs /tmp');
     expect(full).toContain('--share-net');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readFileSync, statSync } from 'node:fs';
 import { ToolError, ToolErrorCode } from '@dsh-tools/protocol';
 import { findMasks, MaskScanLimitError, type Masks } from './masks';
 import { MAX_TIMEOUT_MS, resolveSandboxOptions, type SandboxConfig } from './options';
@@ -33,7 +33,9 @@ export interface BwrapPlan {
   readonly network: boolean;
   /** Resolved writable roots (workspace-write only). */
   readonly writableRoots: readonly string[];
-  /** Paths under the fresh /tmp that must stay visible (the cwd), bound read-only. */
+  /** Host directories replaced by an empty tmpfs (/tmp but in full-access; /run). */
+  readonly emptied: readonly string[];
+  /** Paths under the emptied directories that must stay visible (the cwd), bound read-only. */
   readonly readonlyBinds: readonly string[];
   readonly masks: Masks;
   /** Resolved working directory. */
@@ -43,7 +45,7 @@ export interface BwrapPlan {
 
 /**
  * bubblewrap's arguments for a run. Order matters: later mounts cover earlier ones, so the
- * read-only `/` comes first, then the fresh /dev, /proc and /tmp, then the writable roots, and
+ * read-only `/` comes first, then the fresh /dev, /proc, /tmp and /run, then the writable roots, and
  * the deny-list masks last so that nothing re-exposes what they hide.
  *
  * Every namespace is unshared (`--unshare-all`; the network only comes back with `--share-net`),
@@ -65,8 +67,8 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     '/dev',
     '--proc',
     '/proc',
-    ...(plan.mode === 'full-access' ? [] : ['--tmpfs', '/tmp']),
   ];
+  for (const dir of plan.emptied) args.push('--tmpfs', dir);
   for (const root of plan.writableRoots) args.push('--bind', root, root);
   for (const path of plan.readonlyBinds) args.push('--ro-bind', path, path);
   for (const path of plan.masks.freeze) args.push('--ro-bind', path, path);
@@ -82,6 +84,23 @@ const isDirectory = (path: string): boolean => {
   } catch {
     return false;
   }
+};
+
+const isFile = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** /run, and /var/run where it is a directory of its own rather than a link to /run. */
+const hostRunDirs = (): string[] => {
+  const dirs = isDirectory('/run') ? ['/run'] : [];
+  try {
+    if (lstatSync('/var/run').isDirectory()) dirs.push('/var/run');
+  } catch {}
+  return dirs;
 };
 
 const isExecutable = (path: string): boolean => {
@@ -361,22 +380,33 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
       );
     }
     const fresh = (p: string) => isInside(p, '/proc') || isInside(p, '/dev');
+    // Directories replaced by an empty tmpfs: /tmp (but in full-access), and /run, where host
+    // daemons keep their sockets (docker, dbus, ssh-agent): connecting to a Unix socket needs no
+    // write access to its file system, so a read-only bind does not stop it.
+    const emptied = [
+      ...(config.mode === 'full-access' ? [] : ['/tmp']),
+      ...(config.exposeRun ? [] : hostRunDirs()),
+    ];
     const bound = [
       cwd,
       policy.cwd,
       ...(config.mode === 'read-only' ? policy.roots.map(([, r]) => r) : []),
     ];
-    const readonlyBinds =
-      config.mode === 'full-access'
-        ? []
-        : [...new Set(bound)].filter(
-            (p) =>
-              isInside(p, '/tmp') && p !== '/tmp' && !writableRoots.some((r) => isInside(p, r)),
-          );
+    const readonlyBinds = [...new Set(bound)].filter(
+      (p) =>
+        emptied.some((d) => isInside(p, d) && p !== d) &&
+        !writableRoots.some((r) => isInside(p, r)),
+    );
+    if (config.network && !config.exposeRun) {
+      // DNS keeps working where /etc/resolv.conf points into /run (systemd-resolved).
+      const resolvConf = resolveLikeKernelSync('/etc/resolv.conf', '/');
+      if (emptied.some((d) => isInside(resolvConf, d)) && isFile(resolvConf)) {
+        readonlyBinds.push(resolvConf);
+      }
+    }
     const visible = (p: string) =>
       !fresh(p) &&
-      (config.mode === 'full-access' ||
-        !isInside(p, '/tmp') ||
+      (!emptied.some((d) => isInside(p, d)) ||
         [...writableRoots, ...readonlyBinds].some((b) => isInside(p, b)));
     const writable = (p: string) =>
       config.mode === 'full-access' || writableRoots.some((r) => isInside(p, r));
@@ -396,6 +426,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
     const args = bwrapArgs({
       mode: config.mode,
       network: config.network,
+      emptied,
       writableRoots,
       readonlyBinds,
       masks,

@@ -30,6 +30,12 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /** Whether the runner may run commands unconfined when bubblewrap is missing (default `false`). */
   readonly allowUnsandboxed?: boolean;
+  /**
+   * Whether the runner's processes see the host's /run (default `false`: an empty tmpfs). Host
+   * daemons listen there (docker, dbus, ssh-agent), and a Unix socket accepts connections through a
+   * read-only mount, network namespace or not.
+   */
+  readonly exposeRun?: boolean;
   /** The bubblewrap executable (default: `bwrap` on `PATH`, then `/usr/bin/bwrap`). */
   readonly bwrapPath?: string;
   /** Environment variables copied from the host into the runner (default {@link DEFAULT_ENV_ALLOWLIST}). */
