@@ -122,6 +122,8 @@ export function wildcardMatch(pattern: string, text: string): boolean {
 /** The names a command may be running, for deny matching: as written, its base name, folded. */
 export function denyNames(word: ShellWord): string[] {
   const base = baseName(word.value);
+  // Plain lower-case ASCII folds to itself: skip the Unicode work.
+  if (/^[a-z0-9._+-]*$/.test(base)) return base === word.value ? [base] : [word.value, base];
   const names = new Set([word.value, base, foldLookAlike(base)]);
   return [...names];
 }
