@@ -15,6 +15,7 @@ import {
 import {
   createSandboxRunner,
   DEFAULT_DENY_READ,
+  findBwrap,
   requireSandbox,
   sandboxInterceptor,
 } from './index';
@@ -190,6 +191,27 @@ describe('without bubblewrap', () => {
     expect(error).toBeInstanceOf(ToolError);
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.message).toContain('No permissions to create new namespace');
+  });
+});
+
+describe('findBwrap', () => {
+  it.each([
+    42,
+    null,
+    'bwrap',
+    '/nonexistent/bwrap',
+    '/etc/passwd',
+    '/usr/bin\0/bwrap',
+    `/${'x'.repeat(100_000)}`,
+  ])('finds nothing at %j', (path) => {
+    // biome-ignore lint/suspicious/noExplicitAny: hostile input on purpose
+    expect(findBwrap(path as any)).toBeUndefined();
+  });
+
+  it.skipIf(NO_BWRAP)('finds the installed one, by search or by path', () => {
+    const found = findBwrap();
+    expect(found).toMatch(/\/bwrap$/);
+    expect(findBwrap(found)).toBe(found);
   });
 });
 

@@ -114,7 +114,11 @@ const isExecutable = (path: string): boolean => {
 
 /** Where bubblewrap is: the configured path, else `bwrap` on the host's PATH, else /usr/bin. */
 export function findBwrap(configured?: string): string | undefined {
-  if (configured !== undefined) return isExecutable(configured) ? configured : undefined;
+  if (configured !== undefined) {
+    const usable =
+      typeof configured === 'string' && configured.startsWith('/') && !configured.includes('\0');
+    return usable && isExecutable(configured) ? configured : undefined;
+  }
   const dirs = (process.env.PATH ?? '').split(':').filter((d) => d.startsWith('/'));
   for (const dir of [...dirs, '/usr/bin', '/usr/local/bin']) {
     if (isExecutable(`${dir}/bwrap`)) return `${dir}/bwrap`;
