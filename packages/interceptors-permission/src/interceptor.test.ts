@@ -15,7 +15,8 @@ const setup = (options: PermissionOptions = {}) => {
 };
 
 const details = (result: { error?: { details?: unknown } }) =>
-  (result.error?.details as { permission: PermissionDecision }).permission;
+  (result.error?.details as { permission: PermissionDecision } | undefined)
+    ?.permission as PermissionDecision;
 
 describe('asking through the real registry', () => {
   it('allow once runs the call and asks again next time', async () => {

@@ -151,7 +151,7 @@ describe('rules at load', () => {
       call('Bash', { command: 'x'.repeat(70_000) }, { command: 'command' }),
       call('Bash', { command: '$('.repeat(5000) }, { command: 'command' }),
       call('Bash', { command: `${'('.repeat(3000)}ls${')'.repeat(3000)}` }, { command: 'command' }),
-      call('Bash', { command: 'eval '.repeat(50) + 'ls' }, { command: 'command' }),
+      call('Bash', { command: `${'eval '.repeat(50)}ls` }, { command: 'command' }),
       call(
         'Read',
         { file_path: { evil: true } },
