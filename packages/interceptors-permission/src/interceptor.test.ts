@@ -191,14 +191,14 @@ describe('asking through the real registry', () => {
     const p1 = registry.execute(modelCall('Bash', { command: 'echo first' }, first.signal));
     const p2 = registry.execute(modelCall('Bash', { command: 'echo queued' }, queued.signal));
     const p3 = registry.execute(modelCall('Bash', { command: 'echo third' }));
-    await vi.waitFor(() => expect(questions).toHaveLength(1));
+    await vi.waitFor(() => expect(questions).toHaveLength(1), { timeout: 15_000 });
     queued.abort();
     const r2 = await p2;
     expect(r2.error?.code).toBe('ABORTED');
     first.abort();
     expect(questions[0]?.signal.aborted).toBe(true);
     expect((await p1).error?.code).toBe('ABORTED');
-    await vi.waitFor(() => expect(questions).toHaveLength(2));
+    await vi.waitFor(() => expect(questions).toHaveLength(2), { timeout: 15_000 });
     expect(questions[1]?.exec.arguments.command).toBe('echo third');
     release({ kind: 'allow' });
     expect((await p3).isError).toBe(false);

@@ -142,6 +142,25 @@ describe('rules at load', () => {
     expect((await policy.explain(shell('ls -la'))).behavior).toBe('allow');
   });
 
+  it('path hints with wildcards reach every nested path; one denied path denies the call', async () => {
+    const { root, home } = makeProject();
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: { allow: ['Edit(./src/**)'], deny: ['Edit(./.git/**)'] },
+    });
+    await policy.ready;
+    const multi = (paths: string[]) =>
+      call(
+        'multi_edit',
+        { edits: paths.map((path) => ({ path })) },
+        { paths: [{ arg: 'edits.*.path', access: 'write' }] },
+      );
+    expect((await policy.explain(multi(['src/a.ts', 'src/b.ts']))).behavior).toBe('allow');
+    expect((await policy.explain(multi(['src/a.ts', '.git/config']))).behavior).toBe('deny');
+    expect((await policy.explain(multi(['src/a.ts', 'README.md']))).behavior).toBe('ask');
+  });
+
   it('hostile and huge calls are decided (never thrown), and never allowed without a rule', async () => {
     const policy = permissionInterceptor();
     await policy.ready;
