@@ -126,6 +126,23 @@ export function findBwrap(configured?: string): string | undefined {
   return undefined;
 }
 
+const located = new Map<string, string>();
+
+/**
+ * {@link findBwrap}, remembered once found: every call gets a runner of its own, and looking along
+ * PATH each time would cost more than the checks. Absence is not remembered, so installing
+ * bubblewrap takes effect without a restart; a binary removed later fails at spawn, closed.
+ */
+function locateBwrap(configured: string | undefined): string | undefined {
+  const key = configured ?? '';
+  let path = located.get(key);
+  if (path === undefined) {
+    path = findBwrap(configured);
+    if (path !== undefined) located.set(key, path);
+  }
+  return path;
+}
+
 /** The message of a runner that cannot confine: what is missing and how to get it. */
 export function bwrapMissingMessage(who: string, configured?: string): string {
   const where = configured ? `at "${configured}"` : 'on PATH or in /usr/bin';
@@ -312,14 +329,13 @@ function runEnv(config: SandboxConfig, extra: Record<string, string>): Record<st
 
 /** Creates the runner for one call (or for a host), with `context` naming who runs. */
 export function createRunnerFor(config: SandboxConfig, context: RunContext): SandboxRunner {
-  let bwrap: string | undefined;
   const run = async (
     argv: readonly string[],
     options?: SandboxRunOptions,
   ): Promise<SandboxRunResult> => {
     const input = checkRunInput(config, context.who, argv, options);
     const signals = [context.signal, input.signal].filter((s): s is AbortSignal => s !== undefined);
-    bwrap ??= findBwrap(config.bwrapPath);
+    const bwrap = locateBwrap(config.bwrapPath);
     if (bwrap === undefined && !config.allowUnsandboxed) {
       throw new ToolError(
         ToolErrorCode.UNAVAILABLE,
