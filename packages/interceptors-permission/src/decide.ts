@@ -145,6 +145,8 @@ const isFamily = (access: 'read' | 'write', tool: string): boolean =>
 interface RuleIndex {
   readonly byName: Map<string, ParsedRule[]>;
   readonly always: ParsedRule[];
+  /** Candidate lists already computed, by the names asked for. */
+  readonly memo: Map<string, readonly ParsedRule[]>;
 }
 interface PolicyIndex {
   /** Path rules by access: deny and ask, and all (with allow). */
@@ -179,7 +181,7 @@ const shellIndex = (
   const cache = policyIndex(policy).shell;
   let index = cache.get(key);
   if (index === undefined) {
-    const empty = (): RuleIndex => ({ byName: new Map(), always: [] });
+    const empty = (): RuleIndex => ({ byName: new Map(), always: [], memo: new Map() });
     index = { allow: empty(), ask: empty(), deny: empty() };
     for (const rule of policy.rules) {
       if (rule.specifier === undefined || !shellRuleApplies(rule, exec)) continue;
@@ -200,14 +202,26 @@ const shellIndex = (
 };
 
 /** Rules of one list that a command named `name` may match (all of them for an unknown name). */
-const candidates = (index: RuleIndex, names: readonly string[] | undefined): ParsedRule[] => {
-  if (names === undefined) return [...index.always, ...[...index.byName.values()].flat()];
-  const out: ParsedRule[] = [];
-  for (const n of names) {
-    const list = index.byName.get(n);
-    if (list) for (const r of list) if (!out.includes(r)) out.push(r);
+const candidates = (
+  index: RuleIndex,
+  names: readonly string[] | undefined,
+): readonly ParsedRule[] => {
+  const key = names === undefined ? '\u0000' : names.join('\u0000');
+  const known = index.memo.get(key);
+  if (known !== undefined) return known;
+  let out: ParsedRule[];
+  if (names === undefined) out = [...index.always, ...[...index.byName.values()].flat()];
+  else {
+    out = [];
+    for (const n of names) {
+      const list = index.byName.get(n);
+      if (list) for (const r of list) if (!out.includes(r)) out.push(r);
+    }
+    out.push(...index.always);
   }
-  return out.length === 0 ? index.always : [...out, ...index.always];
+  // Bounded: program names come from commands, which the model chooses.
+  if (index.memo.size < 1024) index.memo.set(key, out);
+  return out;
 };
 
 class Decider {
