@@ -54,15 +54,14 @@ export async function connectMcpServer(
 
 /**
  * One server's bridge: the state the parts share (status, the connection in use, the registered
- * tools) and the order of things. The parts below it do the work: `check-config.ts`,
- * `connection.ts` (open, watch, shut down), `list-tools.ts` (pages, caps, the deadline),
- * `tool-definitions.ts` (listed tool to definition), `apply-tool-diff.ts` (all or nothing) and
- * `call-errors.ts` (what a failed call resolves with).
+ * tools) and the order of things; the parts it imports do the work (see the README's table).
  */
 class Bridge {
   readonly #registry: ToolRegistryLike;
   readonly #config: McpServerConfig;
   readonly #server: string;
+  /** The bound of the handshake, of each whole listing, and of a call's wait for a reconnect. */
+  readonly #startupMs: number;
   #status: McpServerStatus = 'connecting';
   #conn: Connection | undefined;
   /** The last connection that existed, for pid / stderr after it ended. */
@@ -81,6 +80,7 @@ class Bridge {
     this.#registry = registry;
     this.#config = config;
     this.#server = config.name;
+    this.#startupMs = startupBound(config);
   }
 
   handle(): McpServerHandle {
@@ -136,7 +136,7 @@ class Bridge {
         error,
         conn,
         conn ?? this.#lastConn,
-        this.#startupMs(),
+        this.#startupMs,
       );
       if (conn) await shutdownConnection(conn);
       this.#setStatus('failed', { error: asError(error) });
@@ -152,13 +152,9 @@ class Bridge {
     if (conn.changedEarly) this.#scheduleRefresh();
   }
 
-  #startupMs(): number {
-    return startupBound(this.#config);
-  }
-
   #open(): Promise<Connection> {
     return openConnection(this.#config, {
-      startupMs: this.#startupMs(),
+      startupMs: this.#startupMs,
       signal: this.#lifetime.signal,
       created: (conn) => {
         this.#lastConn = conn;
@@ -355,7 +351,7 @@ class Bridge {
           AS_IS,
           { timeout, signal },
         ),
-      { boundMs: this.#startupMs() },
+      { boundMs: this.#startupMs },
     );
     if (conn.dead || this.#closing) throw new Error('the connection ended during tools/list');
     const report = (error: Error) => this.#report(error);
@@ -447,7 +443,7 @@ class Bridge {
   async #awaitConnected(signal: AbortSignal): Promise<boolean> {
     const pending = this.#reconnecting;
     if (!pending) return this.#status === 'connected';
-    await settledWithin(pending, this.#startupMs(), signal);
+    await settledWithin(pending, this.#startupMs, signal);
     return this.#status === 'connected' && !signal.aborted;
   }
 }
