@@ -33,6 +33,8 @@ export async function runSuite(
     rounds?: number;
     /** Calls per task iteration (the task loops itself); means are reported per call. */
     batch?: number;
+    /** Fewest iterations per task and round (tinybench's default is 64; lower it for slow tasks). */
+    iterations?: number;
     targets?: readonly BenchTarget[];
   } = {},
 ): Promise<BenchMeans> {
@@ -41,8 +43,21 @@ export async function runSuite(
   const means: BenchMeans = {};
   for (let round = 0; round < (options.rounds ?? 3); round++) {
     // `throws`: a task that fails must fail the run, never be timed as if it had worked.
-    const bench = new Bench({ time: options.time ?? 300, warmupTime: 50, throws: true });
-    for (const task of tasks) bench.add(task.name, task.fn);
+    const bench = new Bench({
+      time: options.time ?? 300,
+      warmupTime: 50,
+      throws: true,
+      ...(options.iterations !== undefined && {
+        iterations: options.iterations,
+        warmupIterations: Math.min(options.iterations, 16),
+      }),
+    });
+    // Each task starts on a collected heap (scripts/bench.mjs runs node with --expose-gc): a task
+    // must not pay for the garbage the task before it left, nor run first on a clean heap.
+    const collect = (globalThis as { gc?: () => void }).gc;
+    for (const task of tasks) {
+      bench.add(task.name, task.fn, collect ? { beforeAll: () => collect() } : {});
+    }
     await bench.run();
     for (const task of bench.tasks) {
       const result = task.result as { latency?: { mean: number } } | undefined;
