@@ -51,7 +51,13 @@ export function findMasks(
   const hidden = new Map<string, 'dir' | 'file'>();
   const frozen = new Set<string>();
   const add = (path: string, list: 'read' | 'write', kind?: 'dir' | 'file') => {
-    const real = resolveLikeKernelSync(path, '/');
+    let real: string;
+    try {
+      real = resolveLikeKernelSync(path, '/');
+    } catch {
+      // A link loop (or an unreadable link): the kernel cannot reach anything there either.
+      return;
+    }
     if (!where.visible(real)) return;
     const k = kind ?? kindOf(real);
     if (k === undefined) return;

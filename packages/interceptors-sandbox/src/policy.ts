@@ -42,7 +42,12 @@ const compileCached = (prefix: string, rest: readonly string[]): RegExp => {
 function matcher(glob: ParsedGlob): DenyMatcher {
   const prefixes = [glob.prefix];
   if (glob.prefix !== '' && glob.prefix !== '/') {
-    const real = resolveLikeKernelSync(glob.prefix, '/');
+    let real = glob.prefix;
+    try {
+      real = resolveLikeKernelSync(glob.prefix, '/');
+    } catch {
+      // A prefix in a link loop leads nowhere the kernel could open: the literal form is enough.
+    }
     if (real !== glob.prefix) prefixes.push(real);
   }
   return { glob, prefixes, patterns: prefixes.map((p) => compileCached(p, glob.rest)) };

@@ -322,6 +322,20 @@ describe.skipIf(NO_BWRAP)(
       expect(error.message).toContain('denyRead "sub/**"');
     });
 
+    it('a symlink loop among the deny-list matches does not stop a run', async () => {
+      const { symlink } = await import('node:fs/promises');
+      await symlink('loop-y', `${tree.ws}/loop-x`);
+      await symlink('loop-x', `${tree.ws}/loop-y`);
+      await symlink('.env-b', `${tree.ws}/.env-a`);
+      await symlink('.env-a', `${tree.ws}/.env-b`);
+      const r = await createSandboxRunner({
+        mode: 'workspace-write',
+        cwd: tree.ws,
+        denyRead: ['loop-x', 'loop-y/**'],
+      }).run(['sh', '-c', 'echo ran']);
+      expect(r.stdout).toBe('ran\n');
+    });
+
     it('fails closed when the deny-list scan would be unbounded', async () => {
       const error = await createSandboxRunner({
         mode: 'workspace-write',
