@@ -86,7 +86,7 @@ export function runCli(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`dsh-tools ${args.join(' ')} did not finish in time.\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -122,7 +122,7 @@ export function startServe(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve did not start in time.\nstderr: ${stderr}`));
-    }, 20_000);
+    }, 60_000);
     child.stderr.on('data', (d) => {
       stderr += d;
       const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);

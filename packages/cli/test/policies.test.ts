@@ -1,7 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, EXAMPLE_SERVER, runCli, tempDir, writeConfig } from './helpers';
+
+// Each test starts real processes (the CLI, MCP servers); on a loaded two-core machine running
+// every package's tests at once that takes far longer than a unit test may.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 beforeAll(() => assertBuilt());
 

@@ -1,6 +1,6 @@
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
   CHANGING_SERVER,
@@ -13,6 +13,10 @@ import {
   until,
   writeConfig,
 } from './helpers';
+
+// Each test starts real processes (the CLI, MCP servers); on a loaded two-core machine running
+// every package's tests at once that takes far longer than a unit test may.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
 beforeAll(() => assertBuilt());
 
