@@ -6,8 +6,10 @@
  */
 import { link as hardLink, mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { InterceptedExecution, ToolDefinition, ToolView } from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { link, makeTree, outcome, sandboxedRegistry, type Tree } from '../test/fixtures';
 import { sandboxInterceptor } from './index';
@@ -704,5 +706,57 @@ describe('the file system stays as it was', () => {
     const names = (await readdir(tree.outside)).sort();
     // full.txt is the one deliberate full-access write above.
     expect(names.filter((n) => n !== 'full.txt')).toEqual(['dir', 'secret.txt']);
+  });
+});
+
+describe('property: whatever the path, an allowed write lands inside the root', () => {
+  it('random paths of names, links, dots and slashes never write outside', async () => {
+    const t = await makeTree();
+    try {
+      await link(t.outside, `${t.ws}/out`);
+      await link('..', `${t.ws}/up`);
+      await link('sub', `${t.ws}/insub`);
+      await link(`${t.outside}/dangled.txt`, `${t.ws}/dangle`);
+      await link('/proc/self/root', `${t.ws}/proc-root`);
+      const { readdir, realpath } = await import('node:fs/promises');
+      const { call } = sandboxedRegistry({ mode: 'workspace-write', cwd: t.ws });
+      const parts = [
+        'out',
+        'up',
+        'insub',
+        'sub',
+        'dangle',
+        'proc-root',
+        '..',
+        '.',
+        '',
+        'ws',
+        'outside',
+        'n',
+      ];
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom(...parts), { minLength: 1, maxLength: 6 }),
+          fc.boolean(),
+          async (seq, absolute) => {
+            const path = `${absolute ? `${t.ws}/` : ''}${seq.join('/')}`;
+            const result = await call('write_file', { path, content: `p${++n}` });
+            expect(['ok', 'SANDBOX_VIOLATION', 'TOOL_ERROR']).toContain(outcome(result));
+            if (outcome(result) === 'ok') {
+              // Where the example tool wrote it: path.resolve against the cwd, as its body does.
+              const written = await realpath(resolve(t.ws, path));
+              expect(written === t.ws || written.startsWith(`${t.ws}/`)).toBe(true);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+      expect((await readdir(t.outside)).sort()).toEqual(['dir', 'secret.txt']);
+      expect(await readdir(`${t.outside}/dir`)).toEqual([]);
+      expect(await readFile(`${t.outside}/secret.txt`, 'utf8')).toBe('outside-secret\n');
+    } finally {
+      await t.cleanup();
+    }
   });
 });
