@@ -111,6 +111,31 @@ describe('dsh-tools serve over stdio, driven by the SDK client', () => {
     expect(textOf(extra)).toBe('extra_1 ran');
   });
 
+  it('serves a 2026-07-28 client over stdio too (version negotiation)', async () => {
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    clients.push(client);
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'serve'],
+        cwd: changingConfig(),
+        env: cleanEnv() as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('mcp__changing__echo');
+    const echoed = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'modern' },
+    });
+    expect(textOf(echoed)).toBe('modern');
+  });
+
   it('refuses to serve when a configured server fails to start, unless --allow-partial', async () => {
     const dir = tempDir();
     writeConfig(dir, {
@@ -254,6 +279,7 @@ describe('dsh-tools serve --http, driven by the SDK client', () => {
     );
     clients.push(client);
     await client.connect(transport());
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('read_file');
     const result = await client.callTool({ name: 'list_dir', arguments: {} });
