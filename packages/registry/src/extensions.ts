@@ -24,6 +24,18 @@ const describeKey = (key: PropertyKey): string =>
  * `ownKeys` trap throws): callers read it where reads are guarded.
  */
 export const readExtensions = (from: object): Extensions | string | undefined => {
+  // The common case first, without allocating: no field but the registry's own (`for...in` walks
+  // a cached key list; it also lists inherited keys, which only send the call to the full read).
+  let others = Object.getOwnPropertySymbols(from).length > 0;
+  if (!others) {
+    for (const key in from) {
+      if (!isOwnField(key)) {
+        others = true;
+        break;
+      }
+    }
+  }
+  if (!others) return undefined;
   let found: Record<PropertyKey, unknown> | undefined;
   for (const key of Reflect.ownKeys(from)) {
     if (isOwnField(key)) continue;

@@ -131,7 +131,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   const checkArguments = (entry: Entry, callId: string, args: unknown, preface?: string) =>
     validateArguments(entry, callId, args, report, preface);
   const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report };
-  const body = (hop: Hop): Promise<ToolExecutionResult> => runBody(hop, limits);
+  const body = (hop: Hop): Promise<ToolExecutionResult> =>
+    runBody(hop.state, hop.exec, hop.extensions, limits);
   const interceptors = createInterceptorChain(checkArguments, body);
 
   /** The stage *tell the observers*: they see the final, frozen result; one that throws is contained. */
@@ -195,8 +196,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       misuse: undefined,
       last: undefined,
     };
+    if (interceptors.size === 0) {
+      return finalize(await runBody(state, exec, extensions, limits), exec);
+    }
     const hop: Hop = { exec, extensions, state };
-    if (interceptors.size === 0) return finalize(await body(hop), exec);
     let produced: ToolExecutionResult;
     try {
       produced = await interceptors.run(hop);

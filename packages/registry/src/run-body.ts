@@ -10,7 +10,7 @@ import { asToolError, resultFromOutput } from './output';
 import { keep } from './results';
 import { type DeadlineOutcome, runWithDeadline, type Timers } from './run-with-deadline';
 import { isAborted } from './signal';
-import type { Entry, Extensions, Hop, Report } from './types';
+import type { CallState, Entry, Extensions, Report } from './types';
 
 /** What the body stage needs of the registry's options. */
 export interface BodyLimits {
@@ -95,8 +95,12 @@ const startBody = (
  * {@link runWithDeadline}: on a timeout or an abort its signal aborts, and after the grace the
  * call resolves `TIMEOUT` / `ABORTED` even if the body ignores it. Never rejects.
  */
-export function runBody(hop: Hop, limits: BodyLimits): Promise<ToolExecutionResult> {
-  const { exec, extensions, state } = hop;
+export function runBody(
+  state: CallState,
+  exec: InterceptedExecution,
+  extensions: Extensions | undefined,
+  limits: BodyLimits,
+): Promise<ToolExecutionResult> {
   const { entry, signal: caller } = state;
   const { callId } = exec;
   if (isAborted(caller)) {
@@ -149,32 +153,41 @@ export function runBody(hop: Hop, limits: BodyLimits): Promise<ToolExecutionResu
       },
       ...(limits.timers !== undefined && { timers: limits.timers }),
     },
-  ).then((outcome) => keep(state, resultOf(outcome)));
+  ).then((outcome) => keep(state, resultOf(outcome, entry, callId, limit)));
+}
 
-  function resultOf(outcome: DeadlineOutcome<unknown>): ToolExecutionResult {
-    switch (outcome.status) {
-      case 'fulfilled':
-        return resultFromOutput(entry.name, callId, outcome.value);
-      case 'rejected':
-        return resultFromThrow(entry.name, callId, outcome.reason);
-      case 'stopped':
-        return outcome.by === 'timeout'
-          ? errorResult(
-              callId,
-              Codes.TIMEOUT,
-              `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
-            )
-          : errorResult(
-              callId,
-              Codes.ABORTED,
-              `The call to tool "${entry.name}" was aborted by the caller.`,
-            );
-      default:
-        return errorResult(
-          callId,
-          Codes.INVALID_ARGS,
-          `The call to tool "${entry.name}" could not listen to its signal (${messageOf(outcome.reason)}); nothing ran. Pass an AbortController's signal.`,
-        );
-    }
+/**
+ * A deadline outcome as the call's result. Outside `runBody`: a function declared inside it would
+ * be made on every call, including the common ones that never need it.
+ */
+function resultOf(
+  outcome: DeadlineOutcome<unknown>,
+  entry: Entry,
+  callId: string,
+  limit: number,
+): ToolExecutionResult {
+  switch (outcome.status) {
+    case 'fulfilled':
+      return resultFromOutput(entry.name, callId, outcome.value);
+    case 'rejected':
+      return resultFromThrow(entry.name, callId, outcome.reason);
+    case 'stopped':
+      return outcome.by === 'timeout'
+        ? errorResult(
+            callId,
+            Codes.TIMEOUT,
+            `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
+          )
+        : errorResult(
+            callId,
+            Codes.ABORTED,
+            `The call to tool "${entry.name}" was aborted by the caller.`,
+          );
+    default:
+      return errorResult(
+        callId,
+        Codes.INVALID_ARGS,
+        `The call to tool "${entry.name}" could not listen to its signal (${messageOf(outcome.reason)}); nothing ran. Pass an AbortController's signal.`,
+      );
   }
 }
