@@ -432,6 +432,7 @@ class Bridge {
         connectionDead,
         exit: conn.process?.exit,
         stderrTail: conn.process?.stderrTail,
+        failure: conn.process?.failure?.message,
         reconnectDisabled: this.#config.reconnect === false,
       });
     } finally {

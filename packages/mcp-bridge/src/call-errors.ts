@@ -50,6 +50,8 @@ export interface FailedCall {
   /** How the stdio server's process ended, if it has. */
   readonly exit?: ProcessExit | undefined;
   readonly stderrTail?: string | undefined;
+  /** Why the transport ended the connection itself (an oversized message), if it did. */
+  readonly failure?: string | undefined;
   readonly reconnectDisabled: boolean;
 }
 
@@ -82,9 +84,11 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
   }
   if (isConnectionError(error) || call.connectionDead) {
     const exit = call.exit;
-    const how = exit
-      ? ` (the server process exited, ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
-      : '';
+    const how = call.failure
+      ? ` (${call.failure})`
+      : exit
+        ? ` (the server process exited, ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
+        : '';
     const tail = call.stderrTail?.trim();
     const stderr = tail ? ` Last lines of its stderr:\n${indent(lastLines(tail, 5))}` : '';
     return new ToolError(

@@ -85,6 +85,15 @@ export function checkConfig(config: McpServerConfig): McpServerConfig {
       `connectMcpServer: server "${name}": "trust" must be true or false (got ${quoteValue(config.trust)}); a string such as "false" is not accepted, so that a config cannot trust a server by accident.`,
     );
   }
+  const maxBytes = config.maxMessageBytes;
+  if (
+    maxBytes !== undefined &&
+    !(typeof maxBytes === 'number' && Number.isInteger(maxBytes) && maxBytes >= 1)
+  ) {
+    throw new TypeError(
+      `connectMcpServer: server "${name}": "maxMessageBytes" must be a whole number >= 1 (got ${quoteValue(maxBytes)}).`,
+    );
+  }
   checkReconnect(name, config.reconnect);
   for (const key of ['onProgress', 'onError'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'function') {

@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   Client,
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isTimeout } from './call-errors';
 import { asError, indent } from './format';
+import { DEFAULT_MAX_MESSAGE_BYTES, NO_LIMIT } from './limits';
 import { ProcessTransport } from './process-transport';
 import type { CallInFlight, Connection, McpHttpServerConfig, McpServerConfig } from './types';
 
@@ -45,6 +48,7 @@ export async function openConnection(
       ...(config.args ? { args: config.args } : {}),
       ...(config.env ? { env: config.env } : {}),
       ...(config.cwd ? { cwd: config.cwd } : {}),
+      maxLineBytes: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     });
     transport = proc;
   } else {
@@ -83,13 +87,37 @@ export async function openConnection(
     if (http && /Maximum reconnection attempts/.test(error.message)) owner.lost(conn, error);
   };
   try {
-    await client.connect(transport, { timeout: owner.startupMs, signal: owner.signal });
+    // The SDK bounds the initialize request, but not the send of "initialized" after it, nor the
+    // transport's start: the whole handshake gets the startup bound, whatever the server does.
+    await withinDeadline(
+      client.connect(transport, { timeout: owner.startupMs, signal: owner.signal }),
+      owner.startupMs,
+    );
   } catch (error) {
     await shutdownConnection(conn);
     throw error;
   }
   if (http) watchCallStreams(http, conn, owner);
   return conn;
+}
+
+/**
+ * `promise`, or a timeout `SdkError` (what the SDK's own timeouts throw, so `isTimeout` knows it)
+ * once `ms` have passed.
+ */
+export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (ms >= NO_LIMIT) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: ms })),
+        ms,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -180,8 +208,12 @@ export function startupError(
   const exit = last?.shutDown ? last.ownExit : proc?.exit;
   const code = (error as { code?: unknown } | undefined)?.code;
   let reason: string;
-  if (isTimeout(error)) {
-    reason = `did not finish starting within ${startupMs} ms (no answer to the MCP handshake or tools/list); raise "startupTimeoutMs" if it is just slow`;
+  if (proc?.failure) {
+    reason = `broke the protocol during startup: ${proc.failure.message}`;
+  } else if (isTimeout(error)) {
+    reason = proc?.stdoutEnded
+      ? `closed its stdout and did not finish starting within ${startupMs} ms (it can no longer answer the MCP handshake or tools/list); check why it closes its stdout`
+      : `did not finish starting within ${startupMs} ms (no answer to the MCP handshake or tools/list); raise "startupTimeoutMs" if it is just slow`;
   } else if (code === 'ENOENT' || code === 'EACCES') {
     reason = `could not be started: ${code === 'ENOENT' ? 'command not found' : 'permission denied'} (${asError(error).message})`;
   } else if (exit) {

@@ -13,6 +13,9 @@ export const MAX_TOOLS = 10_000;
 /** A longer description is cut here: a model's context is not the place for a manual. */
 export const MAX_DESCRIPTION = 16_384;
 
+/** Largest message accepted from a server (a stdio line, an HTTP body) when the config sets none. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** The startup bound, ms; `startupTimeoutMs: 0` means none, like `timeoutMs: 0`. */
 export function startupBound(config: Pick<McpServerConfig, 'startupTimeoutMs'>): number {
   const ms = config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT;

@@ -69,7 +69,8 @@ describe('ProcessTransport', () => {
     });
     await r.transport.start();
     await r.closed;
-    expect(r.errors[0]?.message).toContain('longer than 10000 bytes');
+    expect(r.errors[0]?.message).toContain('longer than the limit of 10000 bytes');
+    expect(r.transport.failure).toBe(r.errors[0]);
     expect(isGone(r.transport.pid!)).toBe(true);
   });
 
@@ -91,7 +92,7 @@ describe('ProcessTransport', () => {
     await over.transport.start();
     await over.closed;
     expect(over.messages).toEqual([]);
-    expect(over.errors[0]?.message).toContain('longer than 5000 bytes');
+    expect(over.errors[0]?.message).toContain('longer than the limit of 5000 bytes');
   });
 
   it('escalates to SIGKILL when the server ignores SIGTERM', async () => {
@@ -127,5 +128,24 @@ describe('ProcessTransport', () => {
     await expect(r.transport.send({ jsonrpc: '2.0', method: 'ping' })).rejects.toThrow(
       /not running/,
     );
+  });
+});
+
+describe('ProcessTransport sends', () => {
+  it('settles a send blocked on a server that never reads stdin once the server is gone', async () => {
+    const r = run('setInterval(() => {}, 1000);', { killGraceMs: 200 });
+    await r.transport.start();
+    const big = {
+      jsonrpc: '2.0',
+      method: 'x',
+      params: { p: 'y'.repeat(4 * 1024 * 1024) },
+    } as const;
+    // The pipe holds far less than 4 MiB: this send waits for a drain the server never allows.
+    const sent = r.transport.send(big as JSONRPCMessage).then(
+      () => 'sent',
+      (error: Error) => error.message,
+    );
+    await r.transport.close();
+    expect(await sent).toMatch(/not running|stopped reading/);
   });
 });

@@ -107,6 +107,10 @@ export class ProcessTransport implements Transport {
   #exit: ProcessExit | undefined;
   #exited: Promise<void> | undefined;
   #closed = false;
+  #failure: Error | undefined;
+  #stdoutEnded = false;
+  /** Sends waiting for stdin to drain, settled when the process goes away. */
+  readonly #waiting = new Set<(error?: Error) => void>();
   /** Lines on stdout that were not JSON-RPC messages and were skipped. */
   skippedLines = 0;
 
@@ -125,6 +129,16 @@ export class ProcessTransport implements Transport {
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
+  }
+
+  /** Why the transport ended the connection itself (a protocol violation such as an oversized line). */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** Whether the server closed its stdout: it can no longer answer anything. */
+  get stdoutEnded(): boolean {
+    return this.#stdoutEnded;
   }
 
   /** The last lines the server wrote on stderr (at most `stderrTailBytes`). */
@@ -188,6 +202,9 @@ export class ProcessTransport implements Transport {
       });
       child.stdout?.on('data', (chunk: Buffer) => this.#onData(chunk));
       child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.once('end', () => {
+        this.#stdoutEnded = true;
+      });
       child.stdin?.on('error', () => {
         // EPIPE after the server died: the exit handler reports the close.
       });
@@ -200,10 +217,16 @@ export class ProcessTransport implements Transport {
   }
 
   #onData(chunk: Buffer): void {
+    // After a protocol violation nothing more from this server is read.
+    if (this.#failure) return;
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
       const piece = chunk.subarray(start, nl);
       start = nl + 1;
+      if (this.#pendingBytes + piece.length > (this.#options.maxLineBytes ?? DEFAULT_MAX_LINE)) {
+        this.#tooLong(this.#pendingBytes + piece.length);
+        return;
+      }
       const line =
         this.#pending.length === 0
           ? piece
@@ -218,16 +241,22 @@ export class ProcessTransport implements Transport {
       this.#pending.push(rest);
       this.#pendingBytes += rest.length;
       if (this.#pendingBytes > (this.#options.maxLineBytes ?? DEFAULT_MAX_LINE)) {
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        this.onerror?.(
-          new Error(
-            `server wrote a stdout line longer than ${this.#options.maxLineBytes ?? DEFAULT_MAX_LINE} bytes; closing the connection`,
-          ),
-        );
-        void this.close();
+        this.#tooLong(this.#pendingBytes, ' and no end of line yet');
       }
     }
+  }
+
+  /** A line over the limit is a protocol violation: the connection ends, and says why. */
+  #tooLong(seen: number, more = ''): void {
+    const max = this.#options.maxLineBytes ?? DEFAULT_MAX_LINE;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#failure = new Error(
+      `the server wrote a stdout line longer than the limit of ${max} bytes (${seen} bytes${more}); the connection was closed. Raise "maxMessageBytes" if such messages are expected`,
+    );
+    this.#closed = true;
+    this.onerror?.(this.#failure);
+    void this.close();
   }
 
   #onLine(line: Buffer): void {
@@ -253,9 +282,25 @@ export class ProcessTransport implements Transport {
     if (!stdin || this.#closed || this.#exit) {
       return Promise.reject(new Error('the server process is not running'));
     }
-    return new Promise((resolve) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once('drain', resolve);
+    return new Promise((resolve, reject) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) return resolve();
+      // A server that stops reading stdin makes the pipe fill up, and once stdin is closed a
+      // 'drain' never comes: the wait ends with the process too, so no send outlives it.
+      const settle = (error?: Error) => {
+        this.#waiting.delete(settle);
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () =>
+        settle(
+          new Error('the server process stopped reading its stdin before the message was sent'),
+        );
+      this.#waiting.add(settle);
+      stdin.once('drain', onDrain);
+      stdin.once('close', onClose);
     });
   }
 
@@ -305,6 +350,7 @@ export class ProcessTransport implements Transport {
     this.#child?.stdout?.destroy();
     this.#child?.stderr?.destroy();
     this.#child?.stdin?.destroy();
+    for (const settle of [...this.#waiting]) settle(new Error('the server process is not running'));
     this.onclose?.();
   }
 

@@ -47,6 +47,12 @@ export interface McpServerConfigBase {
    */
   readonly startupTimeoutMs?: number;
   /**
+   * Largest message accepted from the server, bytes (default 64 MiB): one stdio line, or one HTTP
+   * response body or event. A larger one is refused with a message naming its size and this
+   * limit, so a hostile server cannot make the host buffer without bound.
+   */
+  readonly maxMessageBytes?: number;
+  /**
    * What to do when the connection is lost; `false` gives up at once (default: backoff). Unknown
    * fields and out-of-range values are rejected by `connectMcpServer`.
    */

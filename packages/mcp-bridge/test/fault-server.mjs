@@ -6,6 +6,14 @@
 //   FAULT_START=exit        write a few stderr lines and exit 3 before speaking MCP
 //   FAULT_START=silent      never answer anything (a server hung at start)
 //   FAULT_START=garbage     print non-JSON lines on stdout before the first message
+//   Startup stalls, spoken by a raw line reader (no SDK), each staying alive until killed:
+//   FAULT_START=oversize    write one stdout line of FAULT_LINE_BYTES (default 2 MiB) bytes
+//                           before answering initialize (FAULT_LINE_END=0: never end the line)
+//   FAULT_START=close-stdout   close stdout at once, keep running
+//   FAULT_START=no-read     never read stdin (writes to it block once the pipe is full)
+//   FAULT_START=init-only   answer initialize, never answer tools/list
+//   FAULT_START=exit-mid-handshake  read initialize, then exit 0 without answering
+//   FAULT_START=stderr-flood   write to stderr without end, never answer
 //   FAULT_EXTRA_TOOLS=N     N more tools named t0000, t0001, ... (for the 1,000-tool case)
 //   FAULT_PAGE_SIZE=N       tools/list pages of N tools (default 100)
 //   FAULT_WEIRD_NAMES=1     tools whose names clash once normalized (a.b, a_b, a b, long ones)
@@ -101,6 +109,11 @@ function baseTools() {
       inputSchema: obj({ count: { type: 'number' } }),
     },
     { name: 'stats', description: 'Counters of what the server saw.', inputSchema: obj() },
+    {
+      name: 'oversize',
+      description: 'Writes one stdout line of `bytes` bytes, then never answers.',
+      inputSchema: obj({ bytes: { type: 'number' } }),
+    },
     { name: 'spawn-grandchild', description: 'Starts a long sleep child.', inputSchema: obj() },
     {
       name: 'drop-sessions',
@@ -296,6 +309,9 @@ function makeServer() {
           ],
         };
       }
+      case 'oversize':
+        process.stdout.write(`${'x'.repeat(args.bytes ?? 1024 * 1024)}\n`);
+        return new Promise(() => {});
       case 'garbage':
         process.stdout.write('garbage line 1\n\n[not, json\n{"jsonrpc":"2.0"}\n');
         return { content: [{ type: 'text', text: 'survived' }] };
@@ -429,7 +445,76 @@ if (env.FAULT_START === 'exit' || (env.FAULT_EXIT_IF_FILE && existsSync(env.FAUL
   writeSync(2, 'fault-server: fatal: giving up\n');
   process.exit(3);
 }
-if (
+const RAW_STARTS = [
+  'oversize',
+  'close-stdout',
+  'no-read',
+  'init-only',
+  'exit-mid-handshake',
+  'stderr-flood',
+];
+
+/** A server that stalls its startup in one of the ways listed at the top, speaking raw lines. */
+function rawStart(kind) {
+  const keepAlive = () => setInterval(() => {}, 1 << 30);
+  const initResult = (id) =>
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: {
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'fault-raw', version: '0.0.0' },
+      },
+    })}\n`;
+  if (kind === 'close-stdout') {
+    process.stdout.destroy();
+    process.stdin.resume();
+    keepAlive();
+    return;
+  }
+  if (kind === 'no-read') {
+    keepAlive();
+    return;
+  }
+  if (kind === 'stderr-flood') {
+    const chunk = `${'noise '.repeat(1000)}\n`;
+    const flood = () => process.stderr.write(chunk, () => setImmediate(flood));
+    flood();
+    process.stdin.resume();
+    return;
+  }
+  let buffered = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (text) => {
+    buffered += text;
+    let nl = buffered.indexOf('\n');
+    while (nl !== -1) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      nl = buffered.indexOf('\n');
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (message.method !== 'initialize') continue;
+      if (kind === 'exit-mid-handshake') process.exit(0);
+      if (kind === 'oversize') {
+        const size = Number(env.FAULT_LINE_BYTES ?? 2 * 1024 * 1024);
+        process.stdout.write('x'.repeat(size));
+        if (env.FAULT_LINE_END !== '0') process.stdout.write('\n');
+      }
+      process.stdout.write(initResult(message.id));
+    }
+  });
+  keepAlive();
+}
+
+if (RAW_STARTS.includes(env.FAULT_START)) {
+  rawStart(env.FAULT_START);
+} else if (
   env.FAULT_START === 'silent' ||
   (env.FAULT_SILENT_IF_FILE && existsSync(env.FAULT_SILENT_IF_FILE))
 ) {
