@@ -91,6 +91,8 @@ export function createInterceptorChain(
 ): InterceptorChain {
   const chain = createWaterfall<[Link], ToolExecutionResult>();
   let count = 0;
+  // Registered and not disposed: read on every call, so kept here rather than asked of the chain.
+  let active = 0;
 
   /** Checks a rewrite, then goes on with it; never starts anything for an abandoned one. */
   const arrive = (
@@ -230,12 +232,20 @@ export function createInterceptorChain(
       link instanceof Rewrite
         ? arrive(link, (hop) => intercept(hop, next, true))
         : intercept(link, next, false);
-    return chain.use(listener, { name, priority });
+    const dispose = chain.use(listener, { name, priority });
+    active++;
+    let disposed = false;
+    return () => {
+      if (disposed) return;
+      disposed = true;
+      active--;
+      dispose();
+    };
   };
 
   return {
     get size() {
-      return chain.size;
+      return active;
     },
     use,
     run,
