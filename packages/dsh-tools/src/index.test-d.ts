@@ -1,4 +1,7 @@
 import type * as defineTool from '@dsh-tools/define-tool';
+import type * as hooks from '@dsh-tools/interceptors-hooks';
+import type * as permission from '@dsh-tools/interceptors-permission';
+import type * as sandbox from '@dsh-tools/interceptors-sandbox';
 import type * as mcpBridge from '@dsh-tools/mcp-bridge';
 import type * as protocol from '@dsh-tools/protocol';
 import type * as registry from '@dsh-tools/registry';
@@ -46,6 +49,71 @@ describe('dsh-tools re-exports the types unchanged', () => {
     expectTypeOf<meta.McpToolFilter>().toEqualTypeOf<mcpBridge.McpToolFilter>();
     expectTypeOf<meta.ProcessExit>().toEqualTypeOf<mcpBridge.ProcessExit>();
     expectTypeOf<meta.ProcessTransportOptions>().toEqualTypeOf<mcpBridge.ProcessTransportOptions>();
+  });
+
+  it('re-exports the permission interceptor and its types', () => {
+    expectTypeOf<typeof meta.permissionInterceptor>().toEqualTypeOf<
+      typeof permission.permissionInterceptor
+    >();
+    expectTypeOf(meta.permissionInterceptor).returns.toEqualTypeOf<meta.PermissionInterceptor>();
+    expectTypeOf<meta.PermissionOptions>().toEqualTypeOf<permission.PermissionOptions>();
+    expectTypeOf<meta.PermissionInterceptor>().toEqualTypeOf<permission.PermissionInterceptor>();
+    expectTypeOf<meta.PermissionMode>().toEqualTypeOf<permission.PermissionMode>();
+    expectTypeOf<meta.PermissionDecision>().toEqualTypeOf<permission.PermissionDecision>();
+    expectTypeOf<meta.PermissionGrant>().toEqualTypeOf<permission.PermissionGrant>();
+    expectTypeOf<meta.PermissionRules>().toEqualTypeOf<permission.PermissionRules>();
+    expectTypeOf<meta.PermissionRuleSet>().toEqualTypeOf<permission.PermissionRuleSet>();
+    expectTypeOf<meta.PermissionExample>().toEqualTypeOf<permission.PermissionExample>();
+    expectTypeOf<meta.PermissionExamples>().toEqualTypeOf<permission.PermissionExamples>();
+    expectTypeOf<meta.GrantStore>().toEqualTypeOf<permission.GrantStore>();
+    expectTypeOf<meta.GrantOrigin>().toEqualTypeOf<permission.GrantOrigin>();
+    expectTypeOf<meta.DecidedBy>().toEqualTypeOf<permission.DecidedBy>();
+    expectTypeOf<meta.RuleBehavior>().toEqualTypeOf<permission.RuleBehavior>();
+    expectTypeOf<meta.RuleOrigin>().toEqualTypeOf<permission.RuleOrigin>();
+    expectTypeOf<meta.TrailEntry>().toEqualTypeOf<permission.TrailEntry>();
+    expectTypeOf<meta.ClaudeSettings>().toEqualTypeOf<permission.ClaudeSettings>();
+    expectTypeOf<meta.ClaudeSettingsFile>().toEqualTypeOf<permission.ClaudeSettingsFile>();
+    expectTypeOf<meta.ClaudeSettingsOptions>().toEqualTypeOf<permission.ClaudeSettingsOptions>();
+    expectTypeOf<meta.ShellCommandAnalysis>().toEqualTypeOf<permission.ShellCommandAnalysis>();
+  });
+
+  it('re-exports the sandbox interceptor and its types', () => {
+    expectTypeOf<typeof meta.sandboxInterceptor>().toEqualTypeOf<
+      typeof sandbox.sandboxInterceptor
+    >();
+    expectTypeOf<typeof meta.requireSandbox>().toEqualTypeOf<typeof sandbox.requireSandbox>();
+    expectTypeOf<meta.SandboxOptions>().toEqualTypeOf<sandbox.SandboxOptions>();
+    expectTypeOf<meta.SandboxMode>().toEqualTypeOf<sandbox.SandboxMode>();
+    expectTypeOf<meta.SandboxRunner>().toEqualTypeOf<sandbox.SandboxRunner>();
+    expectTypeOf<meta.SandboxRunOptions>().toEqualTypeOf<sandbox.SandboxRunOptions>();
+    expectTypeOf<meta.SandboxRunResult>().toEqualTypeOf<sandbox.SandboxRunResult>();
+    expectTypeOf<meta.SandboxMaskScanOptions>().toEqualTypeOf<sandbox.SandboxMaskScanOptions>();
+    expectTypeOf<meta.SandboxViolationDetails>().toEqualTypeOf<sandbox.SandboxViolationDetails>();
+    expectTypeOf<meta.PathViolation>().toEqualTypeOf<sandbox.PathViolation>();
+    // The augmentation of the contract travels with the re-export: bodies see `exec.sandbox`.
+    expectTypeOf<meta.ToolExecution['sandbox']>().toEqualTypeOf<meta.SandboxRunner | undefined>();
+  });
+
+  it('re-exports the hooks interceptor and its types', () => {
+    expectTypeOf<typeof meta.hooksInterceptor>().toEqualTypeOf<typeof hooks.hooksInterceptor>();
+    expectTypeOf<typeof meta.loadClaudeCodeHooks>().toEqualTypeOf<
+      typeof hooks.loadClaudeCodeHooks
+    >();
+    expectTypeOf<meta.HooksInterceptorOptions>().toEqualTypeOf<hooks.HooksInterceptorOptions>();
+    expectTypeOf<meta.HooksConfig>().toEqualTypeOf<hooks.HooksConfig>();
+    expectTypeOf<meta.HooksConfigSource>().toEqualTypeOf<hooks.HooksConfigSource>();
+    expectTypeOf<meta.HookCommandConfig>().toEqualTypeOf<hooks.HookCommandConfig>();
+    expectTypeOf<meta.HookMatcherConfig>().toEqualTypeOf<hooks.HookMatcherConfig>();
+    expectTypeOf<meta.HookDecision>().toEqualTypeOf<hooks.HookDecision>();
+    expectTypeOf<meta.HookDenialDetails>().toEqualTypeOf<hooks.HookDenialDetails>();
+    expectTypeOf<meta.HookErrorPolicy>().toEqualTypeOf<hooks.HookErrorPolicy>();
+    expectTypeOf<meta.HookEvent>().toEqualTypeOf<hooks.HookEvent>();
+    expectTypeOf<meta.HookFeedbackMeta>().toEqualTypeOf<hooks.HookFeedbackMeta>();
+    expectTypeOf<meta.HookIdentity>().toEqualTypeOf<hooks.HookIdentity>();
+    expectTypeOf<meta.HookRunRecord>().toEqualTypeOf<hooks.HookRunRecord>();
+    expectTypeOf<meta.HookRunStatus>().toEqualTypeOf<hooks.HookRunStatus>();
+    expectTypeOf<meta.ToolMatcher>().toEqualTypeOf<hooks.ToolMatcher>();
+    expectTypeOf<meta.ClaudeCodeSettingsPaths>().toEqualTypeOf<hooks.ClaudeCodeSettingsPaths>();
   });
 
   it('infers typed arguments through the meta-package', () => {

@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import * as defineTool from '@dsh-tools/define-tool';
+import * as hooks from '@dsh-tools/interceptors-hooks';
+import * as permission from '@dsh-tools/interceptors-permission';
+import * as sandbox from '@dsh-tools/interceptors-sandbox';
 import * as mcpBridge from '@dsh-tools/mcp-bridge';
 import * as protocol from '@dsh-tools/protocol';
 import * as registry from '@dsh-tools/registry';
@@ -10,6 +13,9 @@ import * as meta from './index';
 
 const packages: Record<string, object> = {
   'define-tool': defineTool,
+  'interceptors-hooks': hooks,
+  'interceptors-permission': permission,
+  'interceptors-sandbox': sandbox,
   'mcp-bridge': mcpBridge,
   protocol,
   registry,
@@ -19,10 +25,23 @@ const packages: Record<string, object> = {
 describe('the dsh-tools entry', () => {
   it('re-exports every runtime export of every package, unchanged', () => {
     for (const [name, module] of Object.entries(packages)) {
+      // A package with no runtime export would make this loop vacuous for it.
+      expect(Object.keys(module).length, `@dsh-tools/${name}`).toBeGreaterThan(0);
       for (const [key, value] of Object.entries(module)) {
         expect((meta as Record<string, unknown>)[key], `@dsh-tools/${name}: ${key}`).toBe(value);
       }
     }
+  });
+
+  it('exports nothing of its own: every runtime export comes from one of the packages', () => {
+    const known = new Set(Object.values(packages).flatMap((module) => Object.keys(module)));
+    expect(Object.keys(meta).filter((key) => !known.has(key))).toEqual([]);
+  });
+
+  it('names each of the interceptor factories', () => {
+    expect(meta.permissionInterceptor).toBe(permission.permissionInterceptor);
+    expect(meta.sandboxInterceptor).toBe(sandbox.sandboxInterceptor);
+    expect(meta.hooksInterceptor).toBe(hooks.hooksInterceptor);
   });
 
   it('never imports cordis, so apps without it can use the registry', async () => {
