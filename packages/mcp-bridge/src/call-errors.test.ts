@@ -196,3 +196,22 @@ describe('unavailableError and toolReportedError', () => {
     );
   });
 });
+
+describe('mapCallError on a validation dump', () => {
+  it('summarises any SDK message to a few hundred characters', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 0, maxLength: 20_000 }), (dump) => {
+        for (const error of [
+          new SdkError(SdkErrorCode.InvalidResult, dump),
+          new ProtocolError(-32602, dump),
+          new Error(dump),
+        ]) {
+          expect(mapCallError(error, call()).message.length).toBeLessThan(600);
+        }
+      }),
+      { numRuns: 100 },
+    );
+    const long = mapCallError(new Error('y'.repeat(12_000)), call()).message;
+    expect(long).toContain('(12000 characters in all)');
+  });
+});

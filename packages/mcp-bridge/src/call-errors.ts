@@ -1,6 +1,6 @@
 import { ToolError } from '@dsh-tools/protocol';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { asError, indent, lastLines } from './format';
+import { asError, indent, lastLines, summarize } from './format';
 import type { ProcessExit } from './process-transport';
 import type { McpServerStatus } from './types';
 
@@ -109,13 +109,13 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
   if (error instanceof ProtocolError) {
     return new ToolError(
       'MCP_ERROR',
-      `MCP server "${server}" refused the call to "${tool}": ${error.message}`,
+      `MCP server "${server}" refused the call to "${tool}": ${summarize(error.message)}`,
       { cause: error, details: { server, tool, code: error.code, data: error.data } },
     );
   }
   return new ToolError(
     'MCP_ERROR',
-    `The call to "${tool}" of MCP server "${server}" failed: ${asError(error).message}`,
+    `The call to "${tool}" of MCP server "${server}" failed: ${summarize(asError(error).message)}`,
     { cause: error },
   );
 }

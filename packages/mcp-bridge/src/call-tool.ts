@@ -1,6 +1,8 @@
 import type { BodyExecution, ToolArgs } from '@dsh-tools/protocol';
 import { callContext } from './connection';
+import { quoteValue } from './format';
 import { NO_LIMIT } from './limits';
+import { AS_IS } from './list-tools';
 import type { CallInFlight, Connection, McpProgressEvent, McpServerConfig } from './types';
 
 /** A `tools/call` answer as the SDK hands it over, before `content.ts` maps it. */
@@ -33,9 +35,12 @@ export function callTool(
   const listener = config.onProgress;
   const maxTotal = config.maxTotalTimeoutMs;
   const send = () =>
-    conn.client.callTool(
+    conn.client.request(
       // The registry hands over validated, frozen arguments; the SDK only serializes them.
-      { name: tool, arguments: args as Record<string, unknown> },
+      { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
+      // Not the SDK's result schema: it rejects a whole successful result for one content block
+      // of a type it does not know, with a long validation dump. content.ts maps each block.
+      AS_IS,
       {
         signal: exec.signal,
         timeout: config.timeoutMs === 0 ? NO_LIMIT : config.timeoutMs,
@@ -57,5 +62,17 @@ export function callTool(
           : ignoreProgress,
       },
     );
-  return conn.http ? callContext.run(call, send) : send();
+  const sent = conn.http ? callContext.run(call, send) : send();
+  return sent.then((result) =>
+    typeof result === 'object' && result !== null && !Array.isArray(result)
+      ? (result as RawCallResult)
+      : {
+          content: [
+            {
+              type: 'text',
+              text: `[the server answered the call with a result that is not an object (${quoteValue(result)})]`,
+            },
+          ],
+        },
+  );
 }

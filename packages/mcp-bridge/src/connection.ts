@@ -7,7 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isTimeout } from './call-errors';
-import { asError, indent } from './format';
+import { asError, indent, summarize } from './format';
 import { DEFAULT_MAX_MESSAGE_BYTES, NO_LIMIT } from './limits';
 import { ProcessTransport } from './process-transport';
 import type { CallInFlight, Connection, McpHttpServerConfig, McpServerConfig } from './types';
@@ -219,9 +219,9 @@ export function startupError(
   } else if (exit) {
     reason = `exited during startup (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`;
   } else if (opened) {
-    reason = `started, but listing its tools failed: ${asError(error).message}`;
+    reason = `started, but listing its tools failed: ${summarize(asError(error).message, 600)}`;
   } else {
-    reason = `could not be started: ${asError(error).message}`;
+    reason = `could not be started: ${summarize(asError(error).message, 600)}`;
   }
   const tail = proc?.stderrTail.trim();
   const stderr = tail ? `\nLast lines of its stderr:\n${indent(tail)}` : '';

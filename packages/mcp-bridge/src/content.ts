@@ -1,4 +1,5 @@
 import type { ContentBlock, ToolOutput } from '@dsh-tools/protocol';
+import { quoteValue } from './format';
 
 type Obj = Record<string, unknown>;
 
@@ -18,14 +19,29 @@ function pick(from: Obj, keys: readonly string[], out: Obj, test: (v: unknown) =
   for (const key of keys) if (test(from[key])) out[key] = from[key];
 }
 
+/** What a known block type needs, for the note that replaces a malformed one. */
+const NEEDS: Readonly<Record<string, string>> = {
+  text: 'a string "text"',
+  image: 'string "data" and "mimeType"',
+  audio: 'string "data" and "mimeType"',
+  resource_link: 'string "uri" and "name"',
+  resource: 'a "resource" with a string "uri" and a string "text" or "blob"',
+};
+
 /**
  * One MCP content block as one protocol {@link ContentBlock}. The protocol's blocks are MCP's, so
- * this is a copy that keeps only known fields; a block of a type this version does not know (or a
- * malformed one) becomes a text block that says so, rather than being dropped, so the model still
- * sees that something came back.
+ * this is a copy that keeps only known fields. A block of a type this version does not know (a
+ * newer protocol's, a vendor's) or a malformed one becomes a short text note naming its type,
+ * rather than failing the whole result or being dropped: the model still sees that something
+ * came back, without the block's (possibly huge) body.
  */
 export function mapContentBlock(block: unknown): ContentBlock {
-  if (!isObj(block)) return { type: 'text', text: `[malformed MCP content: ${safeJson(block)}]` };
+  if (!isObj(block)) {
+    return {
+      type: 'text',
+      text: `[the server sent a content block that is not an object (${Array.isArray(block) ? 'array' : quoteValue(block)}); left out]`,
+    };
+  }
   switch (block.type) {
     case 'text':
       if (str(block.text)) return withBase({ type: 'text' as const, text: block.text }, block);
@@ -60,20 +76,16 @@ export function mapContentBlock(block: unknown): ContentBlock {
       }
       break;
     }
+    default:
+      return {
+        type: 'text',
+        text: `[the server sent a content block of type ${quoteValue(block.type)}, which this bridge does not know; left out]`,
+      };
   }
   return {
     type: 'text',
-    text: `[MCP content of type ${safeJson(block.type)} that this bridge cannot map: ${safeJson(block)}]`,
+    text: `[the server sent a malformed ${quoteValue(block.type)} content block (it needs ${NEEDS[block.type as string]}); left out]`,
   };
-}
-
-function safeJson(value: unknown): string {
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-  } catch {
-    return String(value);
-  }
 }
 
 /**
@@ -85,7 +97,16 @@ export function mapCallResult(result: {
   content?: unknown;
   structuredContent?: unknown;
 }): ToolOutput {
-  const content = Array.isArray(result.content) ? result.content.map(mapContentBlock) : [];
+  const content = Array.isArray(result.content)
+    ? result.content.map(mapContentBlock)
+    : result.content === undefined
+      ? []
+      : [
+          {
+            type: 'text' as const,
+            text: `[the server sent "content" that is not a list (${quoteValue(result.content)}); left out]`,
+          },
+        ];
   const structured = result.structuredContent;
   if (structured === undefined) return { content };
   if (!content.some((block) => block.type === 'text')) {

@@ -27,3 +27,11 @@ export function indent(text: string): string {
 export function lastLines(text: string, count: number): string {
   return text.split('\n').slice(-count).join('\n');
 }
+
+/**
+ * A message from elsewhere (the SDK's validation, a library) cut to `max` characters: a schema
+ * validator's dump of thousands of characters tells a model nothing more than its first lines.
+ */
+export function summarize(text: string, max = 300): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all)`;
+}

@@ -20,6 +20,20 @@ function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
   );
 }
 
+/** A JSON-RPC answer (an id and a `result` key) whose result is not an object, as MCP requires. */
+function isMisshapedAnswer(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  const id = m.id;
+  return (
+    m.jsonrpc === '2.0' &&
+    (typeof id === 'string' || typeof id === 'number') &&
+    'result' in m &&
+    !('method' in m) &&
+    (typeof m.result !== 'object' || m.result === null || Array.isArray(m.result))
+  );
+}
+
 /** How a stdio server process is started. */
 export interface ProcessTransportOptions {
   readonly command: string;
@@ -268,6 +282,20 @@ export class ProcessTransport implements Transport {
       message = JSON.parse(text);
     } catch {
       message = undefined;
+    }
+    if (isMisshapedAnswer(message)) {
+      // An answer whose result is not an object would be skipped, leaving its call pending until
+      // its timeout: it settles the call at once as the error it is instead.
+      const m = message as { id: string | number; result: unknown };
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: m.id,
+        error: {
+          code: -32603,
+          message: `the server answered with a result that is not an object (${m.result === null ? 'null' : Array.isArray(m.result) ? 'array' : typeof m.result})`,
+        },
+      });
+      return;
     }
     if (!isJsonRpcShaped(message)) {
       // Servers print banners and debug output on stdout; one bad line must not end the session.

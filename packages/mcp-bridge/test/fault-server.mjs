@@ -14,6 +14,8 @@
 //   FAULT_START=init-only   answer initialize, never answer tools/list
 //   FAULT_START=exit-mid-handshake  read initialize, then exit 0 without answering
 //   FAULT_START=stderr-flood   write to stderr without end, never answer
+//   FAULT_START=raw         a working server without the SDK, whose one tool `as-given` answers
+//                           with its `result` argument exactly (the SDK server would validate it)
 //   FAULT_EXTRA_TOOLS=N     N more tools named t0000, t0001, ... (for the 1,000-tool case)
 //   FAULT_PAGE_SIZE=N       tools/list pages of N tools (default 100)
 //   FAULT_WEIRD_NAMES=1     tools whose names clash once normalized (a.b, a_b, a b, long ones)
@@ -452,6 +454,7 @@ const RAW_STARTS = [
   'init-only',
   'exit-mid-handshake',
   'stderr-flood',
+  'raw',
 ];
 
 /** A server that stalls its startup in one of the ways listed at the top, speaking raw lines. */
@@ -499,6 +502,10 @@ function rawStart(kind) {
       } catch {
         continue;
       }
+      if (kind === 'raw' && message.method !== 'initialize') {
+        rawAnswer(message);
+        continue;
+      }
       if (message.method !== 'initialize') continue;
       if (kind === 'exit-mid-handshake') process.exit(0);
       if (kind === 'oversize') {
@@ -510,6 +517,28 @@ function rawStart(kind) {
     }
   });
   keepAlive();
+}
+
+/** The `raw` server's answers, written without the SDK so that nothing checks them. */
+function rawAnswer(message) {
+  if (message.id === undefined) return;
+  const reply = (result) =>
+    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n`);
+  if (message.method === 'tools/list') {
+    reply({
+      tools: [
+        {
+          name: 'as-given',
+          description: 'Answers with its `result` argument as the whole result.',
+          inputSchema: { type: 'object', properties: { result: {} } },
+        },
+      ],
+    });
+  } else if (message.method === 'tools/call') {
+    reply(message.params?.arguments?.result);
+  } else {
+    reply({});
+  }
 }
 
 if (RAW_STARTS.includes(env.FAULT_START)) {
