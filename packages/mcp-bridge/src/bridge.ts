@@ -16,6 +16,7 @@ import { errorText, mapCallResult } from './content';
 import { asError, quoteValue } from './format';
 import { DEFAULT_TIMEOUT, startupBound } from './limits';
 import { AS_IS, listAllTools } from './list-tools';
+import { createRedactor, redactError } from './redact';
 import { desiredTools } from './tool-definitions';
 import type {
   CallInFlight,
@@ -75,8 +76,11 @@ class Bridge {
   #reconnecting: Promise<void> | undefined;
   readonly #lifetime = new AbortController();
   #closing: Promise<void> | undefined;
+  /** Takes the URL's credentials and query values out of everything the bridge says. */
+  readonly #redact: (text: string) => string;
 
   constructor(registry: ToolRegistryLike, config: McpServerConfig) {
+    this.#redact = createRedactor('url' in config ? config.url : undefined);
     this.#registry = registry;
     this.#config = config;
     this.#server = config.name;
@@ -116,7 +120,10 @@ class Bridge {
         set.add(listener);
         return () => void set.delete(listener);
       }) as McpServerHandle['on'],
-      refresh: () => this.#refreshNow(),
+      refresh: () =>
+        this.#refreshNow().catch((error: unknown) => {
+          throw redactError(asError(error), this.#redact);
+        }),
       reconnect: () => this.#manualReconnect(),
       close: () => this.#close(),
     };
@@ -140,7 +147,7 @@ class Bridge {
       );
       if (conn) await shutdownConnection(conn);
       this.#setStatus('failed', { error: asError(error) });
-      throw failure;
+      throw redactError(failure, this.#redact);
     }
     this.#becomeCurrent(conn);
   }
@@ -253,7 +260,13 @@ class Bridge {
     if (previous === 'closed') return;
     if (previous === status && status !== 'reconnecting') return;
     this.#status = status;
-    const event: McpStatusEvent = { server: this.#server, status, previous, ...extra };
+    const event: McpStatusEvent = {
+      server: this.#server,
+      status,
+      previous,
+      ...extra,
+      ...(extra.error ? { error: redactError(extra.error, this.#redact) } : {}),
+    };
     for (const listener of [...this.#statusListeners]) this.#contain(() => listener(event));
   }
 
@@ -270,7 +283,7 @@ class Bridge {
   }
 
   #report(error: unknown): void {
-    const e = asError(error);
+    const e = redactError(asError(error), this.#redact);
     if (this.#config.onError) {
       try {
         this.#config.onError(e);
@@ -377,9 +390,17 @@ class Bridge {
     args: ToolArgs,
     exec: BodyExecution,
   ): Promise<ReturnType<typeof mapCallResult>> {
-    const result = await this.#callOnce(tool, args, exec, true);
+    let result: RawCallResult;
+    try {
+      result = await this.#callOnce(tool, args, exec, true);
+    } catch (error) {
+      throw error instanceof Error ? redactError(error, this.#redact) : error;
+    }
     if (result.isError === true) {
-      throw toolReportedError(this.#server, tool, errorText(result), result.content);
+      throw redactError(
+        toolReportedError(this.#server, tool, errorText(result), result.content),
+        this.#redact,
+      );
     }
     return mapCallResult(result);
   }
