@@ -1,8 +1,12 @@
 /**
- * The `dsh-tools/cordis` entry: the `tools` service and the MCP server plugin. Re-exports only,
- * so that the service and the plugin each live in a file of their own and import each other
- * downward (the plugin needs the service's type, never the other way round).
+ * The `dsh-tools/cordis` entry: the `tools` service, the MCP server plugin and one plugin per
+ * interceptor. Re-exports only, so that the service and each plugin live in a file of their own and
+ * import each other downward (the plugins need the service's type, never the other way round).
  */
+export { Hooks, type HooksPlugin } from './hooks-plugin';
+export { INTERCEPTOR_PRIORITY } from './interceptor-plugin';
 export { McpServer, type McpServerPlugin } from './mcp-server';
+export { Permission } from './permission-plugin';
+export { Sandbox, type SandboxPlugin } from './sandbox-plugin';
 export { ToolRegistry, ToolRegistry as default } from './tools-service';
 export type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';
