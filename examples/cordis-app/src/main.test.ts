@@ -80,6 +80,37 @@ it('connects a real MCP server as a plugin and calls its tool through the policy
   ]);
 });
 
+it('runs the Hooks, Sandbox and Permission plugins, each stopping a call, and drops them on dispose', async () => {
+  const lines = await trace();
+  expect(lines).toContain('plugin   loaded "hooks" (a PreToolUse hook, .hooks/guard.sh)');
+  expect(lines).toContain('plugin   loaded "sandbox" (workspace-write, root <workspace>)');
+  expect(lines).toContain('plugin   loaded "permission" (allow echo, curl and save_note; deny rm)');
+  // Allowed by all three, run by the body through bubblewrap.
+  expect(callLines(lines, 's1').at(-1)).toBe('result   shell (s1): ok  hello from the sandbox');
+  // The real sh hook exits 2: denied with its stderr, before the sandbox and permission.
+  expect(callLines(lines, 's2')[1]).toMatch(
+    /^result {3}shell \(s2\): DENIED {2}Error: .*PreToolUse hook .*guard\.sh.*downloads are not allowed/,
+  );
+  expect(callLines(lines, 's3')[1]).toMatch(
+    /^result {3}shell \(s3\): DENIED {2}Error: .*deny rule "Bash\(rm:\*\)"/,
+  );
+  expect(callLines(lines, 's4')[1]).toMatch(
+    /^result {3}save_note \(s4\): SANDBOX_VIOLATION {2}Error: .*"\.\.\/outside\.txt".*<workspace>/,
+  );
+  expect(callLines(lines, 's5')[1]).toBe('result   save_note (s5): ok  saved ideas.txt');
+  expect(callLines(lines, 's5')[2]).toBe(
+    `mode     ctx.permission.setMode('plan'): mode is now "plan"`,
+  );
+  expect(callLines(lines, 's6')[1]).toMatch(/^result {3}save_note \(s6\): DENIED {2}.*plan mode/);
+  expect(lines).toContain(
+    'plugin   disposed "permission", "sandbox" and "hooks": their interceptors are gone',
+  );
+  // After dispose the deny rule no longer applies, and the shell has no runner to use.
+  expect(callLines(lines, 's7')[1]).toMatch(
+    /^result {3}shell \(s7\): UNAVAILABLE {2}Error: .*no sandbox interceptor is installed/,
+  );
+});
+
 it('runs a model turn with executeAll', async () => {
   const lines = await trace();
   const turn = lines.slice(lines.findIndex((line) => line.startsWith('turn')));

@@ -1,11 +1,16 @@
 /**
  * A cordis app with the dsh-tools `tools` service: boots the service beside the real system-prompt
  * service, loads a tool plugin, a policy plugin and an MCP server (a real one, in its own process),
- * runs a success, a veto, invalid arguments, a timeout and an MCP call, disposes the tool plugin
- * and the MCP server, and prints every step as a readable trace.
+ * runs a success, a veto, invalid arguments, a timeout and an MCP call, then loads the Hooks,
+ * Sandbox and Permission plugins around a shell tool and a file tool (a real `sh` hook, real
+ * bubblewrap, real files in a temporary workspace) and shows each of them stop a call, disposes
+ * everything, and prints every step as a readable trace.
  *
  * Run it with `pnpm demo` from the repository root (it builds the packages first).
  */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@deepseek-ai/cordis';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
@@ -15,10 +20,12 @@ import {
   type InterceptedExecution,
   type InterceptorNext,
   type McpServerHandle,
+  requireSandbox,
+  ToolError,
   type ToolExecutionResult,
   textContent,
 } from 'dsh-tools';
-import { McpServer, ToolRegistry } from 'dsh-tools/cordis';
+import { Hooks, McpServer, Permission, Sandbox, ToolRegistry } from 'dsh-tools/cordis';
 
 /** Where the trace goes: one line per step. */
 export type Print = (line: string) => void;
@@ -65,6 +72,47 @@ const slowSearch = defineTool({
   },
 });
 
+/**
+ * A shell tool that runs its command only through the sandbox's confined runner: without a
+ * Sandbox plugin, `requireSandbox` fails the call (`UNAVAILABLE`) rather than run it unconfined.
+ * `hints.command` makes permission rules written `Bash(…)` apply to it.
+ */
+const shell = defineTool({
+  name: 'shell',
+  description: 'Run a shell command in the workspace.',
+  parameters: { command: { type: 'string', required: true } },
+  hints: { command: 'command' },
+  async execute({ command }, exec) {
+    const run = await requireSandbox(exec).run(['sh', '-c', command], { signal: exec.signal });
+    if (run.timedOut) throw new ToolError('TIMEOUT', 'shell: out of time; the command was killed');
+    return [textContent(`${run.stdout}${run.stderr}`.trim() || `exit ${run.exitCode}`)];
+  },
+});
+
+/** Writes a note file; `path: 'write'` declares the argument, so the sandbox checks it. */
+const saveNote = (workspace: string) =>
+  defineTool({
+    name: 'save_note',
+    description: 'Save a note as a file of the workspace.',
+    parameters: {
+      path: { type: 'string', required: true, path: 'write' },
+      text: { type: 'string', required: true },
+    },
+    execute({ path, text }) {
+      writeFileSync(resolve(workspace, path), text);
+      return [textContent(`saved ${path}`)];
+    },
+  });
+
+/** A Claude Code PreToolUse hook, run by `/bin/sh` as Claude Code runs it: it blocks downloads. */
+const GUARD_HOOK = `#!/bin/sh
+payload=$(cat)
+case "$payload" in
+  *curl*|*wget*) echo "guard.sh: downloads are not allowed in this workspace" >&2; exit 2 ;;
+esac
+exit 0
+`;
+
 /** The demo's MCP server: a small stdio server built on the official MCP server SDK. */
 const CALENDAR_SERVER = fileURLToPath(new URL('./calendar-server.mjs', import.meta.url));
 
@@ -88,7 +136,11 @@ const summary = (result: ToolExecutionResult): string => {
 /** Boots the app, runs the scripted calls, shuts down; every step goes to `print`. */
 export async function main(print: Print = console.log): Promise<void> {
   const root = new Context();
-  const say = (step: string, text: string) => print(`${step.padEnd(8)} ${text}`);
+  // A real workspace for the file and shell tools; the trace names it `<workspace>`, so that it
+  // reads the same on every run.
+  const workspace = mkdtempSync(join(tmpdir(), 'dsh-cordis-app-'));
+  const say = (step: string, text: string) =>
+    print(`${step.padEnd(8)} ${text.split(workspace).join('<workspace>')}`);
 
   // Contained failures (a throwing observer, a body settling after its timeout) reach the
   // cordis logger; this exporter puts them into the trace.
@@ -195,6 +247,54 @@ export async function main(print: Print = console.log): Promise<void> {
     { callId: 'c7', name: 'read_note', arguments: { title: 'nope' } },
   ]);
 
+  // The interceptor plugins, around two more tools. Each installs its interceptor in ctx.tools at
+  // its own priority, below the policy listener: hooks outermost, then sandbox, then permission.
+  const hooksDir = join(workspace, '.hooks');
+  mkdirSync(hooksDir);
+  const guard = join(hooksDir, 'guard.sh');
+  writeFileSync(guard, GUARD_HOOK);
+  chmodSync(guard, 0o755);
+  const workbench = await root.plugin({
+    name: 'workbench',
+    inject: ['tools'],
+    apply(ctx: Context) {
+      ctx.tools.register(shell);
+      ctx.tools.register(saveNote(workspace));
+    },
+  });
+  const hooks = await root.plugin(Hooks, {
+    hooks: { PreToolUse: [{ matcher: 'shell', hooks: [{ type: 'command', command: guard }] }] },
+    cwd: workspace,
+    sessionId: 'cordis-app-demo',
+  });
+  say('plugin', 'loaded "hooks" (a PreToolUse hook, .hooks/guard.sh)');
+  const sandbox = await root.plugin(Sandbox, { mode: 'workspace-write', cwd: workspace });
+  say('plugin', 'loaded "sandbox" (workspace-write, root <workspace>)');
+  const permission = await root.plugin(Permission, {
+    cwd: workspace,
+    rules: { allow: ['Bash(echo:*)', 'Bash(curl:*)', 'save_note'], deny: ['Bash(rm:*)'] },
+  });
+  say('plugin', 'loaded "permission" (allow echo, curl and save_note; deny rm)');
+
+  await run('s1', 'shell', { command: 'echo hello from the sandbox' });
+  await run('s2', 'shell', { command: 'curl https://example.com' });
+  await run('s3', 'shell', { command: 'rm -rf notes' });
+  await run('s4', 'save_note', { path: '../outside.txt', text: 'escaped' });
+  await run('s5', 'save_note', { path: 'ideas.txt', text: 'a plugin per interceptor' });
+  // The host reaches the policy through the Permission plugin's service, ctx.permission.
+  root.permission.setMode('plan');
+  say('mode', `ctx.permission.setMode('plan'): mode is now "${root.permission.mode}"`);
+  await run('s6', 'save_note', { path: 'ideas.txt', text: 'changed in plan mode' });
+  root.permission.setMode('default');
+
+  await permission.dispose();
+  await sandbox.dispose();
+  await hooks.dispose();
+  say('plugin', 'disposed "permission", "sandbox" and "hooks": their interceptors are gone');
+  // Nothing vetoes it now, and without the sandbox the shell refuses to run unconfined.
+  await run('s7', 'shell', { command: 'rm -rf notes' });
+  await workbench.dispose();
+
   await notes.dispose();
   say('plugin', 'disposed "notes"');
   const pid = calendarServer?.pid;
@@ -207,6 +307,7 @@ export async function main(print: Print = console.log): Promise<void> {
   await run('c8', 'read_note', { title: 'todo' });
 
   await root.fiber.dispose();
+  rmSync(workspace, { recursive: true, force: true });
   say('done', 'app disposed');
 }
 
