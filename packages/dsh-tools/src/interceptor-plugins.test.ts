@@ -233,6 +233,10 @@ describe('the Sandbox plugin', () => {
       expect(error.message).toMatch(/^dsh-tools Sandbox plugin: /);
       expect(error.message).toMatch(pattern);
     }
+    // The whole message, as the README quotes it.
+    expect((await failure(root.plugin(Sandbox, { mode: 'all' } as never))).message).toBe(
+      'dsh-tools Sandbox plugin: sandboxInterceptor: option "mode" must be one of "read-only", "workspace-write", "full-access" (got "all"). Fix the config passed to ctx.plugin(Sandbox, config).',
+    );
     expect((await call(root, 'write_file', { path: outside, content: 'x' })).isError).toBeFalsy();
   });
 });
