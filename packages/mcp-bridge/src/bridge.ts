@@ -412,6 +412,7 @@ class Bridge {
     mayRetry: boolean,
   ): Promise<RawCallResult> {
     const conn = this.#conn;
+    if (this.#closing) throw unavailableError(this.#server, tool, 'closed');
     if (!conn || this.#status !== 'connected') {
       throw unavailableError(this.#server, tool, this.#status);
     }
@@ -431,7 +432,7 @@ class Bridge {
       const aborted = exec.signal.aborted;
       let connectionDead = false;
       if (!aborted && !isTimeout(error)) {
-        if (isSessionLost(error)) {
+        if (isSessionLost(error) && !this.#closing) {
           this.#lost(conn, asError(error));
           if (mayRetry && (await this.#awaitConnected(exec.signal))) {
             // The server refused the request for its unknown session before running it: safe to resend.
@@ -455,6 +456,7 @@ class Bridge {
         stderrTail: conn.process?.stderrTail,
         failure: conn.process?.failure?.message,
         reconnectDisabled: this.#config.reconnect === false,
+        closed: this.#closing !== undefined,
       });
     } finally {
       call.settled = true;

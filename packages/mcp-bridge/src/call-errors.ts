@@ -1,6 +1,6 @@
 import { ToolError } from '@dsh-tools/protocol';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { asError, indent, lastLines, summarize } from './format';
+import { asError, indent, lastLines, summarize, withCauses } from './format';
 import type { ProcessExit } from './process-transport';
 import type { McpServerStatus } from './types';
 
@@ -53,6 +53,8 @@ export interface FailedCall {
   /** Why the transport ended the connection itself (an oversized message), if it did. */
   readonly failure?: string | undefined;
   readonly reconnectDisabled: boolean;
+  /** `close()` was called: the server is not coming back, so a retry is pointless. */
+  readonly closed?: boolean;
 }
 
 /**
@@ -82,13 +84,23 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
       { cause: error },
     );
   }
+  if (call.closed) {
+    return new ToolError(
+      'UNAVAILABLE',
+      `MCP server "${server}" was closed (close() was called) during the call to "${tool}"; the call's outcome is unknown. Do not retry: its tools are no longer bridged.`,
+      { cause: error, details: { server, tool, status: 'closed' } },
+    );
+  }
   if (isConnectionError(error) || call.connectionDead) {
     const exit = call.exit;
+    const cause = error instanceof TypeError && error.cause instanceof Error;
     const how = call.failure
       ? ` (${call.failure})`
       : exit
         ? ` (the server process exited, ${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})`
-        : '';
+        : cause
+          ? ` (${summarize(withCauses(error))})`
+          : '';
     const tail = call.stderrTail?.trim();
     const stderr = tail ? ` Last lines of its stderr:\n${indent(lastLines(tail, 5))}` : '';
     return new ToolError(
@@ -133,7 +145,7 @@ export function unavailableError(
       : status === 'failed'
         ? 'is down and the bridge gave up reconnecting; restart it (handle.reconnect()) or check its logs'
         : status === 'closed'
-          ? 'was closed'
+          ? 'was closed (close() was called); do not retry: its tools are no longer bridged'
           : 'is not connected yet; retry in a moment';
   return new ToolError(
     'UNAVAILABLE',

@@ -7,7 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isTimeout } from './call-errors';
-import { asError, indent, summarize } from './format';
+import { asError, indent, summarize, systemCode, withCauses } from './format';
 import { DEFAULT_MAX_MESSAGE_BYTES, NO_LIMIT } from './limits';
 import { ProcessTransport } from './process-transport';
 import type { CallInFlight, Connection, McpHttpServerConfig, McpServerConfig } from './types';
@@ -186,6 +186,20 @@ export async function shutdownConnection(conn: Connection): Promise<void> {
   await conn.transport.close().catch(() => {});
 }
 
+/** What a system code at connect most likely means, said in the startup error. */
+const HTTP_HINTS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'nothing accepts connections at that host and port: is the server running?',
+  ENOTFOUND: 'the host name does not resolve: check its spelling and your DNS',
+  EAI_AGAIN: 'the host name could not be resolved just now: check your DNS or network',
+  ECONNRESET: 'the server or a proxy cut the connection',
+  ETIMEDOUT: 'the host did not answer: check the address and any firewall',
+  EHOSTUNREACH: 'the host cannot be reached from here',
+  ENETUNREACH: 'the network of that host cannot be reached from here',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+};
+const BAD_PORT =
+  'fetch refuses that port, which is reserved for another protocol: use another port';
+
 /**
  * Why a server could not be started, for `connectMcpServer`'s rejection: the command or URL, the
  * cause in words (a timeout, a missing command, the server's own exit, a failed listing), the
@@ -221,7 +235,9 @@ export function startupError(
   } else if (opened) {
     reason = `started, but listing its tools failed: ${summarize(asError(error).message, 600)}`;
   } else {
-    reason = `could not be started: ${summarize(asError(error).message, 600)}`;
+    const hint =
+      HTTP_HINTS[systemCode(error) ?? ''] ?? (/bad port/.test(withCauses(error)) ? BAD_PORT : '');
+    reason = `could not be started: ${summarize(withCauses(error), 600)}${hint ? ` (${hint})` : ''}`;
   }
   const tail = proc?.stderrTail.trim();
   const stderr = tail ? `\nLast lines of its stderr:\n${indent(tail)}` : '';

@@ -35,3 +35,39 @@ export function lastLines(text: string, count: number): string {
 export function summarize(text: string, max = 300): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters in all)`;
 }
+
+/**
+ * An error's message followed by what its causes add (`fetch failed: connect ECONNREFUSED
+ * 127.0.0.1:9`), with each system code (`ECONNREFUSED`, `ENOTFOUND`) named: fetch says only
+ * "fetch failed" and keeps the reason in `cause`, where a model reading the message never looks.
+ */
+export function withCauses(error: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  const walk = (e: unknown, depth: number): void => {
+    if (!(e instanceof Error) || seen.has(e) || depth > 5) return;
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    let text = e.message;
+    if (typeof code === 'string' && !text.includes(code)) text = `${text} (${code})`;
+    if (text && !parts.some((p) => p.includes(text))) parts.push(text);
+    if (e instanceof AggregateError) for (const inner of e.errors) walk(inner, depth + 1);
+    walk(e.cause, depth + 1);
+  };
+  walk(error, 0);
+  return parts.length > 0 ? parts.join(': ') : String(error);
+}
+
+/** The first system code (`ECONNREFUSED`, ...) in an error's cause chain. */
+export function systemCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 6; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    if (e instanceof AggregateError) {
+      const inner = e.errors.map(systemCode).find((c) => c !== undefined);
+      if (inner) return inner;
+    }
+    e = e.cause;
+  }
+  return undefined;
+}
