@@ -204,6 +204,43 @@ describe('the Sandbox plugin', () => {
     expect(readFileSync(outside, 'utf8')).toBe('x');
   });
 
+  it('waits for the tools service, and follows it when it is replaced', async () => {
+    const root = new Context();
+    const workspace = tempDir('workspace');
+    const outside = join(tempDir('outside'), 'x.txt');
+    // Loaded before any tools service: it applies once one is there.
+    const sandbox = root.plugin(Sandbox, { mode: 'workspace-write', cwd: workspace });
+    const registerWriter = {
+      name: 'writer',
+      inject: ['tools'],
+      apply(ctx: Context) {
+        ctx.tools.register({
+          name: 'write_file',
+          description: 'Writes a file.',
+          parameters: { type: 'object', properties: { path: { type: 'string' } } },
+          hints: { paths: [{ arg: 'path', access: 'write' }] },
+          execute: ({ path }) => {
+            writeFileSync(String(path), 'x');
+            return [textContent('written')];
+          },
+        });
+      },
+    };
+    await root.plugin(registerWriter);
+    const first = await root.plugin(ToolRegistry);
+    await sandbox;
+    expect((await call(root, 'write_file', { path: outside })).error?.code).toBe(
+      'SANDBOX_VIOLATION',
+    );
+    // A new tools service: the plugin installs its interceptor in it again.
+    await first.dispose();
+    await root.plugin(ToolRegistry);
+    expect((await call(root, 'write_file', { path: outside })).error?.code).toBe(
+      'SANDBOX_VIOLATION',
+    );
+    expect(existsSync(outside)).toBe(false);
+  });
+
   it('hands tool bodies registered with ctx.tools.register the bubblewrap runner', async () => {
     const { root } = await boot();
     const fiber = await root.plugin(Sandbox, {
