@@ -35,6 +35,13 @@ export async function runSuite(
     batch?: number;
     /** Fewest iterations per task and round (tinybench's default is 64; lower it for slow tasks). */
     iterations?: number;
+    /**
+     * Start each task on a collected heap (needs node's --expose-gc, which scripts/bench.mjs
+     * passes): for tasks that allocate kilobytes a call, so that no task pays for the garbage the
+     * task before it left (and the first task is not the only one to start clean). Off by
+     * default: it changes what a suite measures, and suites compare like with like without it.
+     */
+    freshHeap?: boolean;
     targets?: readonly BenchTarget[];
   } = {},
 ): Promise<BenchMeans> {
@@ -52,9 +59,7 @@ export async function runSuite(
         warmupIterations: Math.min(options.iterations, 16),
       }),
     });
-    // Each task starts on a collected heap (scripts/bench.mjs runs node with --expose-gc): a task
-    // must not pay for the garbage the task before it left, nor run first on a clean heap.
-    const collect = (globalThis as { gc?: () => void }).gc;
+    const collect = options.freshHeap ? (globalThis as { gc?: () => void }).gc : undefined;
     for (const task of tasks) {
       bench.add(task.name, task.fn, collect ? { beforeAll: () => collect() } : {});
     }
