@@ -16,12 +16,15 @@ describe('the interceptor plugins’ typing', () => {
   it('take the factories’ options as their config', () => {
     expectTypeOf(Sandbox.apply).parameter(1).toEqualTypeOf<SandboxOptions>();
     expectTypeOf(Hooks.apply).parameter(1).toEqualTypeOf<HooksInterceptorOptions>();
-    expectTypeOf<ConstructorParameters<typeof Permission>[1]>().toEqualTypeOf<PermissionOptions>();
+    expectTypeOf<ConstructorParameters<typeof Permission>[1]>().toEqualTypeOf<
+      PermissionOptions | undefined
+    >();
     expectTypeOf(ctx.plugin(Sandbox, { mode: 'read-only' })).toEqualTypeOf<
       Fiber & PromiseLike<Fiber>
     >();
     ctx.plugin(Hooks, { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [] }] } });
     ctx.plugin(Permission, { rules: { deny: ['Bash(rm:*)'] }, mode: 'plan' });
+    ctx.plugin(Permission);
   });
 
   it('refuse configs the factories refuse', () => {

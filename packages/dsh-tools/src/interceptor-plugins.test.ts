@@ -163,6 +163,17 @@ describe('the Permission plugin', () => {
     expect(ran).toEqual(['rm -rf x']);
   });
 
+  it('takes no config as the factory’s default policy', async () => {
+    const { root, ran } = await boot();
+    const fiber = await root.plugin(Permission);
+    expect(root.permission.mode).toBe('default');
+    // Nothing allows it and nobody is there to ask: denied, saying so.
+    const result = await call(root, 'Bash', { command: 'touch x' });
+    expect(result.error?.code).toBe('DENIED');
+    expect(ran).toEqual([]);
+    await fiber.dispose();
+  });
+
   it('fails when the policy does not load (an example decided otherwise), leaving nothing', async () => {
     const { root, ran } = await boot();
     const error = await failure(

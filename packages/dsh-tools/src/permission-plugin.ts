@@ -55,7 +55,8 @@ const checkFields = (config: PermissionOptions): void => {
  * The permission interceptor of `@dsh-tools/interceptors-permission` as a cordis plugin, and its
  * controls as the service `ctx.permission`: `ctx.plugin(Permission, { rules, mode, approve })`,
  * with `permissionInterceptor`'s options (`...await loadClaudeSettings()` fills `rules` and `mode`
- * from Claude Code's settings files).
+ * from Claude Code's settings files). Without a config it is the factory's default policy: no
+ * rules, mode `default`, no approver (so whatever would ask is denied).
  *
  * The interceptor is the innermost of the interceptor plugins ({@link INTERCEPTOR_PRIORITY}), so it
  * judges each call as hooks rewrote it and sandbox let it through. The host reaches the policy
@@ -73,7 +74,7 @@ export class Permission extends Service {
   /** The interceptor, whose host controls the service's methods forward to. */
   private readonly interceptor: PermissionInterceptor;
 
-  constructor(ctx: Context, config: PermissionOptions) {
+  constructor(ctx: Context, config: PermissionOptions = {}) {
     // Everything that can fail runs before `super`, which provides the service: a bad config
     // leaves neither a service nor an interceptor behind.
     requireObject('Permission', config, '{ rules?, mode?, cwd?, approve?, grants?, examples?, … }');
