@@ -417,7 +417,7 @@ class Bridge {
       throw unavailableError(this.#server, tool, this.#status);
     }
     const timeout = this.#config.timeoutMs ?? DEFAULT_TIMEOUT;
-    const call: CallInFlight = { settled: false };
+    const call: CallInFlight = { settled: false, aborts: [] };
     try {
       return await callTool(
         conn,
@@ -460,6 +460,8 @@ class Bridge {
       });
     } finally {
       call.settled = true;
+      // Whatever the protocol version: a stalled or endless response stream must not outlive it.
+      for (const abort of call.aborts.splice(0)) abort();
     }
   }
 

@@ -4,6 +4,9 @@ import { asError, indent, lastLines, summarize, withCauses } from './format';
 import type { ProcessExit } from './process-transport';
 import type { McpServerStatus } from './types';
 
+/** The code the bridge answers a call with when its HTTP response stream ended unanswered. */
+export const STREAM_ENDED = -32099;
+
 /** Whether the SDK gave up waiting for an answer (a request's timeout). */
 export function isTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
@@ -116,6 +119,13 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
       transient ? 'UNAVAILABLE' : 'MCP_ERROR',
       `MCP server "${server}" answered the call to "${tool}" with HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}; ${transient ? "the call's outcome is unknown and the connection stays up. Retry, or check the server's logs." : "the call was refused. Check the server's logs and the headers in its config."}`,
       { cause: error, details: { server, tool, status: error.status } },
+    );
+  }
+  if (error instanceof ProtocolError && error.code === STREAM_ENDED) {
+    return new ToolError(
+      'UNAVAILABLE',
+      `The call to "${tool}" of MCP server "${server}" failed: ${summarize(error.message)}; the call's outcome is unknown and the connection stays up. Retry, or check the server's logs.`,
+      { cause: error, details: { server, tool } },
     );
   }
   if (error instanceof ProtocolError) {

@@ -6,7 +6,7 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { isTimeout } from './call-errors';
+import { isConnectionError, isTimeout, STREAM_ENDED } from './call-errors';
 import { asError, indent, summarize, systemCode, withCauses } from './format';
 import { DEFAULT_MAX_MESSAGE_BYTES, NO_LIMIT } from './limits';
 import { ProcessTransport } from './process-transport';
@@ -55,6 +55,7 @@ export async function openConnection(
     const h = config as McpHttpServerConfig;
     http = new StreamableHTTPClientTransport(new URL(String(h.url)), {
       ...(h.headers ? { requestInit: { headers: { ...h.headers } } } : {}),
+      fetch: boundedFetch(h.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES),
       // The bridge reconnects whole sessions itself; the SDK's own retries would only delay that.
       reconnectionOptions: {
         initialReconnectionDelay: 250,
@@ -97,7 +98,7 @@ export async function openConnection(
     await shutdownConnection(conn);
     throw error;
   }
-  if (http) watchCallStreams(http, conn, owner);
+  if (http) watchCallStreams(http, conn, owner, Math.min(owner.startupMs, 5000));
   return conn;
 }
 
@@ -122,15 +123,18 @@ export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * The SDK leaves a call pending when the server's response stream for it ends without an
- * answer and cannot be resumed (the server crashed mid-call, a proxy cut the stream): only the
- * call's timeout would end it, a minute later. So every call asks to hear of its stream's end,
- * and a stream that ended while its call is still unanswered and unsettled counts as a lost
- * connection, which settles every pending call at once and starts reconnecting.
+ * answer and cannot be resumed (the server crashed mid-call, a proxy cut the stream, the stream
+ * carried garbage or grew over the limit): only the call's timeout would end it. So every call
+ * asks to hear of its stream's end. One broken stream fails its own call only: the bridge pings
+ * the server, and only when the server cannot be reached is the connection lost (which settles
+ * every pending call at once and starts reconnecting); otherwise that one call is answered with
+ * an error saying its stream ended.
  */
 function watchCallStreams(
   http: StreamableHTTPClientTransport,
   conn: Connection,
   owner: Pick<ConnectionOwner, 'lost'>,
+  probeMs: number,
 ): void {
   const unanswered = new Set<string | number>();
   const deliver = http.onmessage;
@@ -158,14 +162,122 @@ function watchCallStreams(
     return send(message, {
       ...options,
       onRequestStreamEnd: () => {
-        if (!unanswered.delete(id) || call.settled) return;
-        owner.lost(
-          conn,
-          new Error('the server ended the response stream of a call without answering it'),
-        );
+        if (!unanswered.has(id) || call.settled) return;
+        void conn.client
+          .ping({ timeout: probeMs })
+          .then(
+            () => true,
+            (error: unknown) => !(isConnectionError(error) || isTimeout(error)),
+          )
+          .then((reachable) => {
+            if (!unanswered.delete(id) || call.settled || conn.dead) return;
+            if (!reachable) {
+              owner.lost(
+                conn,
+                new Error('the server ended the response stream of a call and does not answer'),
+              );
+              return;
+            }
+            http.onmessage?.({
+              jsonrpc: '2.0',
+              id,
+              error: {
+                code: STREAM_ENDED,
+                message: call.failure
+                  ? call.failure.message
+                  : 'the server ended the response stream of the call without answering it (cut, or not valid JSON)',
+              },
+            });
+          });
       },
     });
   };
+}
+
+/**
+ * `fetch` for the HTTP transport: every request of a call is aborted when the call settles (so
+ * a stalled or endless response stream is not left open until `close()`), and every response is
+ * bounded: a JSON body at `maxBytes` in all, an event stream at `maxBytes` per event. A response
+ * over the limit is cut, and its call fails with a message naming the size and the limit.
+ */
+function boundedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const call = callContext.getStore();
+    const controller = new AbortController();
+    const outer = init?.signal ?? undefined;
+    // The transport's own signal is shared by every request: the link is removed once this
+    // request is done, or listeners would pile up on it for the session's life.
+    const onAbort = () => controller.abort(outer?.reason);
+    const release = () => outer?.removeEventListener('abort', onAbort);
+    if (outer) {
+      if (outer.aborted) controller.abort(outer.reason);
+      else outer.addEventListener('abort', onAbort, { once: true });
+    }
+    controller.signal.addEventListener('abort', release, { once: true });
+    if (call) {
+      if (call.settled) controller.abort();
+      else call.aborts.push(() => controller.abort());
+    }
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (!response.body) {
+      release();
+      return response;
+    }
+    const tooLarge = (seen: string) => {
+      const error = new Error(
+        `the server's HTTP response was larger than the limit of ${maxBytes} bytes (${seen}); it was cut. Raise "maxMessageBytes" if such answers are expected`,
+      );
+      if (call) call.failure = error;
+      return error;
+    };
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > maxBytes) {
+      controller.abort();
+      release();
+      throw tooLarge(`${declared} bytes announced`);
+    }
+    const events = /text\/event-stream/i.test(response.headers.get('content-type') ?? '');
+    let seen = 0;
+    let total = 0;
+    const limited = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          total += chunk.byteLength;
+          // An event stream may rightly run long: what is bounded is each event.
+          const end = events ? lastEventEnd(chunk) : -1;
+          seen = end === -1 ? seen + chunk.byteLength : chunk.byteLength - end;
+          if (seen > maxBytes) {
+            out.error(tooLarge(`${total} bytes read${events ? ' in one event' : ''}`));
+            controller.abort();
+            return;
+          }
+          out.enqueue(chunk);
+        },
+        flush: release,
+      }),
+    );
+    return new Response(limited, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Where the last blank line (end of an event) in `chunk` ends, or -1. */
+function lastEventEnd(chunk: Uint8Array): number {
+  for (let i = chunk.length - 1; i > 0; i--) {
+    if (chunk[i] === 10 && (chunk[i - 1] === 10 || (chunk[i - 1] === 13 && chunk[i - 2] === 10))) {
+      return i + 1;
+    }
+  }
+  return -1;
 }
 
 /** Ends one connection: the HTTP session is deleted, the process group killed. */

@@ -213,4 +213,8 @@ export interface Connection {
 /** One call in flight over HTTP, as the transport's send sees it (see `connection.ts`). */
 export interface CallInFlight {
   settled: boolean;
+  /** Aborts this call's HTTP requests: run when the call settles, so no response stays open. */
+  readonly aborts: (() => void)[];
+  /** Why this call's HTTP response was cut (over `maxMessageBytes`), for its own error. */
+  failure?: Error | undefined;
 }
