@@ -86,15 +86,17 @@ export function readRewrite(
   const fields = extensions;
   const settle = (checked: ToolExecutionResult | Checked): Hop | ToolExecutionResult => {
     if (!('value' in checked)) return keep(state, checked);
-    const rewritten: InterceptedExecution = Object.freeze({
-      ...fields,
+    const own = {
       callId: exec.callId,
       name: exec.name,
       arguments: checked.value as ToolArgs,
       ...(agent !== undefined && { agent: agent as string }),
       ...(exec.signal !== undefined && { signal: exec.signal }),
       tool: exec.tool,
-    });
+    };
+    const rewritten: InterceptedExecution = Object.freeze(
+      fields === undefined ? own : { ...fields, ...own },
+    );
     state.effective = checked.value;
     return { exec: rewritten, extensions: fields, state };
   };

@@ -160,15 +160,18 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     const { callId, name, agent, signal, extensions } = request;
     const settle = (checked: ToolExecutionResult | Checked): Prepared | Failed => {
       if (!('value' in checked)) return { failed: checked, exec: request.seen };
-      const exec: InterceptedExecution = Object.freeze({
-        ...extensions,
+      const fields = {
         callId,
         name,
         arguments: checked.value,
         ...(agent !== undefined && { agent }),
         ...(signal !== undefined && { signal }),
         tool: entry.view,
-      });
+      };
+      // Extension fields are rare: a literal that starts with a spread is built field by field.
+      const exec: InterceptedExecution = Object.freeze(
+        extensions === undefined ? fields : { ...extensions, ...fields },
+      );
       return { raw, entry, exec, extensions, signal };
     };
     const checked = checkArguments(entry, callId, request.args);
