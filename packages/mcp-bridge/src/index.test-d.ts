@@ -63,6 +63,7 @@ describe('McpServerConfigBase', () => {
       McpReconnectPolicy | false | undefined
     >();
     expectTypeOf<McpServerConfigBase['startupTimeoutMs']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<McpServerConfigBase['maxMessageBytes']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<McpProgressEvent>().toEqualTypeOf<{
       readonly server: string;
       readonly tool: string;
