@@ -9,7 +9,7 @@ import type {
 } from '@dsh-tools/protocol';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { copyJson } from './json-check';
-import type { Entry } from './types';
+import type { RegisteredTool } from './types';
 
 /** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -41,7 +41,7 @@ const describeSource = (source: ToolSource): string =>
  * `defineTool` produces and raw JSON-Schema definitions as an MCP server sends them (a missing
  * `description` becomes `""`).
  */
-export const readDefinition = (definition: unknown): Entry => {
+export const readDefinition = (definition: unknown): RegisteredTool => {
   if (!isRecord(definition)) {
     throw new TypeError(
       `register(): a tool definition must be an object with name, description, parameters and execute (got ${kindOf(definition)}).`,

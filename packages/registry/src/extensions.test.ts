@@ -82,6 +82,32 @@ describe('extension fields', () => {
     expect(JSON.stringify(result)).not.toContain('sandbox');
   });
 
+  it('attached alone are not a rewrite: the arguments are not validated again and the result has no arguments record', async () => {
+    const registry = createToolRegistry();
+    const body = vi.fn((_args: unknown, _exec: BodyExecution) => [textContent('ran')]);
+    const validate = vi.fn((value: unknown) => ({ value: value as { path: string } }));
+    registry.register(
+      readFile({
+        execute: body,
+        inputValidator: { '~standard': { version: 1, vendor: 'test', validate } },
+      }),
+    );
+    const runner = makeRunner();
+    registry.use((exec, next) => next({ ...exec, sandbox: runner }));
+    const result = await registry.execute(call('read_file', { path: 'a' }));
+    expect(result).toMatchObject({ isError: false, content: [textContent('ran')] });
+    expect(result).not.toHaveProperty('arguments');
+    expect(validate).toHaveBeenCalledTimes(1);
+    expect(body.mock.calls[0]?.[1].sandbox).toBe(runner);
+    // A rewrite to an equal but new object is a rewrite, validated again.
+    registry.use((exec, next) => next({ ...exec, arguments: { ...exec.arguments } }), {
+      priority: -1,
+    });
+    const rewritten = await registry.execute(call('read_file', { path: 'a' }));
+    expect(rewritten.arguments).toEqual({ original: { path: 'a' }, effective: { path: 'a' } });
+    expect(validate).toHaveBeenCalledTimes(3);
+  });
+
   it('are dropped by an interceptor that passes next() an execution without them', async () => {
     const registry = createToolRegistry();
     const body = vi.fn((_args: unknown, _exec: BodyExecution) => [textContent('ran')]);

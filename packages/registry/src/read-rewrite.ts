@@ -2,12 +2,12 @@ import type { InterceptedExecution, ToolArgs, ToolExecutionResult } from '@dsh-t
 import { isRecord, kindOf, messageOf } from './describe';
 import { readExtensions } from './extensions';
 import { keep, misuse } from './results';
-import type { Checked, Entry, Extensions, Hop } from './types';
+import type { Checked, Extensions, Hop, RegisteredTool } from './types';
 import { invalidArgs } from './validate-arguments';
 
 /** The stage *validate the arguments*, as *run the interceptors* uses it for a rewrite. */
 export type CheckArguments = (
-  entry: Entry,
+  entry: RegisteredTool,
   callId: string,
   args: unknown,
   preface: string,
@@ -68,6 +68,23 @@ export function readRewrite(
   if (typeof extensions === 'string') {
     return misuse(state, exec, by, `passed next() an execution whose ${extensions}`);
   }
+  const fields = extensions;
+  if (args === exec.arguments) {
+    // The same deep-frozen copy the registry validated (`next({ ...exec, sandbox })` attaching an
+    // extension): nothing to validate again, and the call's arguments were not rewritten.
+    const own = {
+      callId: exec.callId,
+      name: exec.name,
+      arguments: exec.arguments,
+      ...(agent !== undefined && { agent: agent as string }),
+      ...(exec.signal !== undefined && { signal: exec.signal }),
+      tool: exec.tool,
+    };
+    const passed: InterceptedExecution = Object.freeze(
+      fields === undefined ? own : { ...fields, ...own },
+    );
+    return { exec: passed, extensions: fields, state };
+  }
   const preface = `interceptor "${by}" rewrote the arguments, and they are invalid`;
   if (!isRecord(args)) {
     return keep(
@@ -83,7 +100,6 @@ export function readRewrite(
       ),
     );
   }
-  const fields = extensions;
   const settle = (checked: ToolExecutionResult | Checked): Hop | ToolExecutionResult => {
     if (!('value' in checked)) return keep(state, checked);
     const own = {

@@ -22,13 +22,13 @@ import { isAborted } from './signal';
 import type {
   CallState,
   Checked,
-  Entry,
   ExecuteAllOptions,
   Failed,
   Hop,
   InterceptorOptions,
   Known,
   Prepared,
+  RegisteredTool,
   RegistryErrorInfo,
   ToolRegistry,
   ToolRegistryOptions,
@@ -90,7 +90,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     }
   };
 
-  const tools = new Map<string, Entry>();
+  const tools = new Map<string, RegisteredTool>();
   let schemaCache: readonly ToolSchema[] | undefined;
 
   // Emitting is synchronous, so the call being reported is known while observers run.
@@ -128,7 +128,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   // ---------------------------------------------------------------- the stages, bound to options
 
-  const checkArguments = (entry: Entry, callId: string, args: unknown, preface?: string) =>
+  const checkArguments = (entry: RegisteredTool, callId: string, args: unknown, preface?: string) =>
     validateArguments(entry, callId, args, report, preface);
   const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report };
   const body = (hop: Hop): Promise<ToolExecutionResult> =>

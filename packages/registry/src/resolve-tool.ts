@@ -2,16 +2,16 @@ import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
 import { quote } from './describe';
 import { failure } from './read-call';
 import { closestNames } from './suggest';
-import type { CallRequest, Entry, Failed } from './types';
+import type { CallRequest, Failed, RegisteredTool } from './types';
 
 /**
  * The stage *resolve the tool*: the registered entry of the name the call gives, or `UNKNOWN_TOOL`
  * naming up to three closest registered names, so that a model fixes a typo in one retry.
  */
 export function resolveTool(
-  tools: ReadonlyMap<string, Entry>,
+  tools: ReadonlyMap<string, RegisteredTool>,
   request: CallRequest,
-): Entry | Failed {
+): RegisteredTool | Failed {
   const entry = tools.get(request.name);
   if (entry) return entry;
   const name = quote(request.name);

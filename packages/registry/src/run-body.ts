@@ -10,7 +10,7 @@ import { asToolError, resultFromOutput } from './output';
 import { keep } from './results';
 import { type DeadlineOutcome, runWithDeadline, type Timers } from './run-with-deadline';
 import { isAborted } from './signal';
-import type { CallState, Entry, Extensions, Report } from './types';
+import type { CallState, Extensions, RegisteredTool, Report } from './types';
 
 /** What the body stage needs of the registry's options. */
 export interface BodyLimits {
@@ -75,7 +75,7 @@ const resultFromThrow = (tool: string, callId: string, error: unknown): ToolExec
 
 /** Starts a body: a synchronous throw becomes a rejection, a plain return a resolved promise. */
 const startBody = (
-  entry: Entry,
+  entry: RegisteredTool,
   exec: InterceptedExecution,
   bodyExec: BodyExecution,
 ): Promise<unknown> => {
@@ -162,7 +162,7 @@ export function runBody(
  */
 function resultOf(
   outcome: DeadlineOutcome<unknown>,
-  entry: Entry,
+  entry: RegisteredTool,
   callId: string,
   limit: number,
 ): ToolExecutionResult {

@@ -117,7 +117,7 @@ export interface ToolRegistry extends ToolRegistryLike {
 // these from here, never from registry.ts, so that the arrows between files point one way.
 
 /** A registered tool: the definition as given, and what the registry derived from it once. */
-export interface Entry {
+export interface RegisteredTool {
   readonly name: string;
   readonly definition: ToolDefinition;
   readonly execute: ToolDefinition['execute'];
@@ -179,7 +179,7 @@ export interface Checked {
 /** A call that is ready to dispatch: resolved, validated, frozen. */
 export interface Prepared {
   readonly raw: unknown;
-  readonly entry: Entry;
+  readonly entry: RegisteredTool;
   readonly exec: InterceptedExecution;
   readonly extensions: Extensions | undefined;
   readonly signal: AbortSignal | undefined;
@@ -187,7 +187,7 @@ export interface Prepared {
 
 /** What every stage of one dispatched call shares, and may update. */
 export interface CallState {
-  readonly entry: Entry;
+  readonly entry: RegisteredTool;
   /** The caller's signal (a real AbortSignal) or none. */
   readonly signal: AbortSignal | undefined;
   /** The arguments the model sent (validated), and those that ran after any rewrite. */

@@ -6,7 +6,7 @@ import {
 } from '@dsh-tools/protocol';
 import { messageOf, quote } from './describe';
 import { copyJson, freezePlain, type Violation } from './json-check';
-import type { Checked, Entry, Report } from './types';
+import type { Checked, RegisteredTool, Report } from './types';
 import { type ArgsCheck, type Compiled, compileParameters, runStandardSchema } from './validation';
 
 const formatViolations = (violations: readonly Violation[], more: number): string => {
@@ -37,7 +37,7 @@ export const invalidArgs = (
  * The tool's compiled `parameters`: compiled on its first call and cached on the entry, or `null`
  * (reported once) when the engine cannot compile them, and the tool runs unvalidated.
  */
-const compiledFor = (entry: Entry, report: Report): Compiled | null => {
+const compiledFor = (entry: RegisteredTool, report: Report): Compiled | null => {
   if (entry.compiled === undefined) {
     const warn = (message: string) =>
       report(new Error(`Tool "${entry.name}": ${message}`), { kind: 'schema', tool: entry.name });
@@ -66,7 +66,7 @@ const compiledFor = (entry: Entry, report: Report): Compiled | null => {
  * answers with a promise. `preface` names who wrote the arguments when an interceptor rewrote them.
  */
 export function validateArguments(
-  entry: Entry,
+  entry: RegisteredTool,
   callId: string,
   args: unknown,
   report: Report,

@@ -1,5 +1,5 @@
 /** A registered listener with its display name and priority. */
-export interface Entry<F> {
+export interface ListenerEntry<F> {
   readonly listener: F;
   readonly name: string;
   readonly priority: number;
@@ -7,7 +7,7 @@ export interface Entry<F> {
 
 /** A copy-on-write listener list: a run or emission holds the array it started with. */
 export interface List<F> {
-  readonly items: readonly Entry<F>[];
+  readonly items: readonly ListenerEntry<F>[];
   add(listener: F, name: string | undefined, priority: number | undefined): () => void;
 }
 
@@ -16,7 +16,7 @@ export interface List<F> {
  * priority order (higher first, equal ones in registration order) and idempotent disposers.
  */
 export function createList<F>(method: string): List<F> {
-  let items: readonly Entry<F>[] = [];
+  let items: readonly ListenerEntry<F>[] = [];
   let counter = 0;
   return {
     get items() {
@@ -26,7 +26,7 @@ export function createList<F>(method: string): List<F> {
       if (typeof listener !== 'function' || priority !== +priority) {
         throw new TypeError(`${method} takes a function and numeric priority`);
       }
-      const entry: Entry<F> = {
+      const entry: ListenerEntry<F> = {
         listener,
         name: name ?? (listener.name || `listener #${++counter}`),
         priority,
@@ -34,7 +34,7 @@ export function createList<F>(method: string): List<F> {
       const at = items.findIndex((other) => other.priority < priority);
       // A new array (a run in progress keeps the one it took), then the entry in its place.
       items = [...items];
-      (items as Entry<F>[]).splice(at < 0 ? items.length : at, 0, entry);
+      (items as ListenerEntry<F>[]).splice(at < 0 ? items.length : at, 0, entry);
       return () => {
         items = items.filter((other) => other !== entry);
       };
