@@ -1,3 +1,4 @@
+export { findBwrap } from './find-bwrap';
 export {
   DEFAULT_DENY_READ,
   DEFAULT_DENY_WRITE,
@@ -6,7 +7,7 @@ export {
 export type { PathViolation } from './policy';
 export { requireSandbox } from './require-sandbox';
 export { MAX_SYMLINKS, NAME_MAX, PATH_MAX, resolveLikeKernel } from './resolve-path';
-export { createSandboxRunner, findBwrap } from './runner';
+export { createSandboxRunner } from './runner';
 export { type SandboxViolationDetails, sandboxInterceptor } from './sandbox-interceptor';
 export type {
   SandboxMaskScanOptions,

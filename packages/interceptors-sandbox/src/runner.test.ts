@@ -12,6 +12,7 @@ import {
   sandboxedRegistry,
   type Tree,
 } from '../test/fixtures';
+import { bwrapArgs } from './bwrap-args';
 import {
   createSandboxRunner,
   DEFAULT_DENY_READ,
@@ -19,7 +20,6 @@ import {
   requireSandbox,
   sandboxInterceptor,
 } from './index';
-import { bwrapArgs } from './runner';
 
 let tree: Tree;
 beforeAll(async () => {
