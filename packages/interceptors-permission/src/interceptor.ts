@@ -8,9 +8,10 @@ import {
   type InterceptedExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { type ActiveGrant, decide, type Policy, workDirectories } from './decide';
+import { decide } from './decide';
 import { exampleExecution, listExamples } from './examples';
 import { createMemoryGrantStore } from './grants';
+import { type ActiveGrant, type Policy, workDirectories } from './policy';
 import {
   describeOrigin,
   type ParsedRule,

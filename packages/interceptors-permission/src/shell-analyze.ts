@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { baseName, DANGEROUS_ENV, findExecs, unwrap } from './shell-commands';
+import { baseName, DANGEROUS_ENV } from './shell-names';
 import { parseShell, type ShellNode } from './shell-parser';
+import { findExecs, unwrap } from './shell-unwrap';
 import { evalWord, type ShellWord } from './shell-words';
 
 /** One simple command a command line runs, after wrappers are seen through. */

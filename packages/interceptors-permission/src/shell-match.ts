@@ -1,5 +1,5 @@
 import type { ShellSpec } from './rules';
-import { baseName } from './shell-commands';
+import { baseName } from './shell-names';
 import type { ShellWord } from './shell-words';
 
 /** Whether a rule matches: certainly, possibly (a word the parser cannot know), or not. */

@@ -1,0 +1,251 @@
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import type { ToolView } from '@dsh-tools/protocol';
+import { type DecideState, type Part, RANK, record } from './decision-parts';
+import {
+  expandHome,
+  globsMayIntersect,
+  isInside,
+  operandGlobSegments,
+  type ResolvedPath,
+  resolveLikeKernel,
+} from './paths';
+import { isFamily, valuesAt } from './policy';
+import { patternsOf, policyIndex } from './policy-index';
+import { isPathFamily, type ParsedRule } from './rules';
+import type { ShellWord } from './shell-words';
+import type { RuleBehavior } from './types';
+
+const lexicalPath = (value: string, cwd: string, home: string): ResolvedPath => {
+  const lexical = resolvePath(cwd, expandHome(value, home));
+  return { lexical, real: lexical };
+};
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/** Whether a path rule matches a resolved path; an allow must hold where the kernel really goes. */
+export function pathMatches(
+  d: DecideState,
+  rule: ParsedRule,
+  path: ResolvedPath,
+  purpose: RuleBehavior,
+): boolean {
+  const patterns = patternsOf(rule, d.policy.home);
+  // An allow must hold where the kernel really goes; a deny or ask also catches the name used.
+  return patterns.some((p) => p.test(path.real) || (purpose !== 'allow' && p.test(path.lexical)));
+}
+
+/** Read / Edit path rules for one resolved path; deny and ask only, or allow too. */
+export function judgePath(
+  d: DecideState,
+  access: 'read' | 'write',
+  path: ResolvedPath,
+  subject: string,
+  withAllow: boolean,
+): Part {
+  const family = (tool: string) => isFamily(access, tool);
+  let ask: Part | undefined;
+  let allow: Part | undefined;
+  const lists = policyIndex(d.policy).paths[access];
+  for (const rule of withAllow ? lists.all : lists.guard) {
+    if (rule.behavior === 'allow' && allow) continue;
+    const hit = pathMatches(d, rule, path, rule.behavior);
+    record(d, rule, hit, subject);
+    if (!hit) continue;
+    if (rule.behavior === 'deny') {
+      return {
+        severity: 'deny',
+        subject,
+        rule,
+        reason: `${access === 'read' ? 'reading' : 'writing'} ${path.real}`,
+      };
+    }
+    if (rule.behavior === 'ask')
+      ask ??= {
+        severity: 'ask',
+        subject,
+        rule,
+        soft: true,
+        reason: `${access === 'read' ? 'reads' : 'writes'} ${path.real}`,
+      };
+    else allow = { severity: 'allow', subject, rule, reason: `${access} ${path.real}` };
+  }
+  if (withAllow && !ask) {
+    for (const g of d.grants) {
+      if (!isPathFamily(g.rule.tool) || g.rule.specifier === undefined || !family(g.rule.tool))
+        continue;
+      const hit = pathMatches(d, g.rule, path, 'allow');
+      d.trail.push({
+        kind: 'grant',
+        id: g.grant.id,
+        rule: g.rule.text,
+        matched: hit,
+        subject,
+      });
+      if (hit)
+        return { severity: 'allow', subject, grant: g, reason: `granted ${access} ${path.real}` };
+    }
+  }
+  return (
+    ask ??
+    allow ?? {
+      severity: 'none',
+      subject,
+      reason: `no rule covers ${access === 'read' ? 'reading' : 'writing'} ${path.real}`,
+    }
+  );
+}
+
+/** Whether any deny or ask path rule guards this access (else operands need no check). */
+export function hasPathRules(d: DecideState, access: 'read' | 'write'): boolean {
+  return policyIndex(d.policy).paths[access].guard.length > 0;
+}
+
+/** A deny or ask path rule that some path matched by `segments` could meet. */
+export function protectedGlob(
+  d: DecideState,
+  access: 'read' | 'write',
+  segments: readonly string[],
+  subject: string,
+  note: string,
+): Part | undefined {
+  for (const rule of policyIndex(d.policy).paths[access].guard) {
+    const hit = patternsOf(rule, d.policy.home).some((p) =>
+      globsMayIntersect(segments, p.segments),
+    );
+    record(d, rule, hit ? 'maybe' : 'no', subject, note);
+    if (hit) return { severity: 'maybe', subject, rule, reason: note };
+  }
+  return undefined;
+}
+
+/** Checks one shell file operand against path deny / ask rules, in every directory it may run in. */
+export function shellOperand(
+  d: DecideState,
+  access: 'read' | 'write',
+  word: ShellWord,
+  cwds: readonly (string | null)[],
+  knownProgram: boolean,
+  subject: string,
+  recursive = false,
+): Part | undefined {
+  if (!hasPathRules(d, access)) return undefined;
+  const what = access === 'read' ? 'read' : 'write';
+  if (!word.literal) {
+    if (!knownProgram) return undefined;
+    return {
+      severity: 'maybe',
+      subject,
+      reason: `the file operand ${word.text} is not known before it runs and could be a file a path rule protects (${what})`,
+    };
+  }
+  let worst: Part | undefined;
+  for (const cwd of cwds) {
+    const relative = !isAbsolute(word.value) && !word.value.startsWith('~');
+    if (cwd === null) {
+      if (relative && knownProgram) {
+        return {
+          severity: 'maybe',
+          subject,
+          reason: `the file operand ${word.text} is relative to a directory changed by cd to a value not known before it runs`,
+        };
+      }
+      if (relative) continue;
+    }
+    const base = cwd ?? d.policy.cwd;
+    if (word.glob) {
+      const segments = operandGlobSegments(word.value, base, d.policy.home);
+      if (recursive) segments.push('**');
+      const hit = protectedGlob(d, access, segments, subject, `glob operand ${word.text}`);
+      if (hit)
+        return {
+          ...hit,
+          reason: `the glob ${word.text} could match a path rule ${hit.rule?.text} protects`,
+        };
+      continue;
+    }
+    // Programs known to take files get the kernel's resolution (symlinks followed); for any other
+    // program a word is only possibly a file, so it is checked as written (`git add .env`).
+    const path = knownProgram
+      ? resolveLikeKernel(word.value, base, d.policy.home)
+      : lexicalPath(word.value, base, d.policy.home);
+    const part = judgePath(d, access, path, subject, false);
+    if (part.severity === 'deny') return part;
+    if (part.severity === 'ask' && !worst) worst = part;
+    if (recursive && isDirectory(path.real)) {
+      const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
+      const inside = protectedGlob(d, access, segments, subject, `directory operand ${word.text}`);
+      if (inside)
+        return {
+          ...inside,
+          reason: `${word.text} is a directory read recursively that holds paths rule ${inside.rule?.text} protects`,
+        };
+    }
+  }
+  return worst;
+}
+
+/** The parts of a call with path hints: each path argument under the tool's own rules and the Read / Edit families. */
+export function pathParts(
+  d: DecideState,
+  tool: ToolView,
+  toolRules: readonly ParsedRule[],
+): Part[] {
+  const parts: Part[] = [];
+  for (const hint of tool.hints.paths ?? []) {
+    for (const value of valuesAt(d.exec.arguments, hint.arg)) {
+      if (value === undefined) continue;
+      const subject = `${hint.arg}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+      if (typeof value !== 'string' || value.includes('\u0000') || value === '') {
+        parts.push({
+          severity: 'unknown',
+          subject,
+          reason: `argument ${hint.arg} is declared a path but is not a usable path string (empty, NUL, or not a string)`,
+        });
+        continue;
+      }
+      const path = resolveLikeKernel(value, d.policy.cwd, d.policy.home);
+      d.trail.push({
+        kind: 'path',
+        arg: hint.arg,
+        access: hint.access,
+        path: value,
+        resolved: path.real,
+      });
+      // A rule naming this tool with a specifier reads the specifier as a path pattern.
+      let own: Part | undefined;
+      for (const rule of toolRules) {
+        const hit = pathMatches(d, rule, path, rule.behavior);
+        record(d, rule, hit, subject);
+        if (
+          hit &&
+          (!own || RANK[rule.behavior === 'allow' ? 'allow' : rule.behavior] > RANK[own.severity])
+        ) {
+          own = {
+            severity: rule.behavior,
+            subject,
+            rule,
+            soft: rule.behavior === 'ask',
+            reason: `${hint.access} ${path.real}`,
+          };
+        }
+      }
+      const family = judgePath(d, hint.access, path, subject, true);
+      const part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
+      const inside = d.policy.workDirs.some((d) => isInside(path.real, d));
+      parts.push({
+        ...part,
+        reason: part.reason + (inside ? '' : ' (outside the working directories)'),
+      });
+      (parts[parts.length - 1] as Part & { outside?: boolean }).outside = !inside;
+      (parts[parts.length - 1] as Part & { access?: string }).access = hint.access;
+    }
+  }
+  return parts;
+}

@@ -1,0 +1,188 @@
+import { judgePath, shellOperand } from './decide-paths';
+import { type DecideState, type Part, RANK, record } from './decision-parts';
+import { fileOperands } from './file-operands';
+import { isInside, resolveLikeKernel } from './paths';
+import { analyzeCached, shellRuleApplies } from './policy';
+import { candidates, shellIndex } from './policy-index';
+import type { ParsedRule } from './rules';
+import type { ShellCommand } from './shell-analyze';
+import { denyNames, type Match, matchShell, suspiciousCharacter } from './shell-match';
+import { baseName } from './shell-names';
+import type { ShellWord } from './shell-words';
+
+/** Builtins that change nothing outside the shell: allowed when their words are all known. */
+const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);
+/** Device files a redirection may write without asking. */
+const SAFE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+
+/** Judges one simple command of a command line: deny, file operands, grants, ask, allow, in that order. */
+export function shellCommand(
+  d: DecideState,
+  cmd: ShellCommand,
+  wholeTool: { allow?: ParsedRule; ask?: ParsedRule },
+): Part {
+  const subject = [...cmd.via, cmd.argv.map((w) => w.text).join(' ')].join(' → ');
+  const exec = d.exec;
+  const index = shellIndex(d.policy, exec);
+  const first = cmd.argv[0] as ShellWord;
+  // Deny and ask rules also catch the program's base name and what a look-alike imitates.
+  const guardNames = first.literal ? denyNames(first) : undefined;
+  let maybe: Part | undefined;
+  for (const rule of candidates(index.deny, guardNames)) {
+    const m: Match = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
+    record(d, rule, m, subject);
+    if (m === 'yes') return { severity: 'deny', subject, rule, reason: `it runs ${subject}` };
+    if (m === 'maybe')
+      maybe ??= {
+        severity: 'maybe',
+        subject,
+        rule,
+        reason: `${subject} may match deny rule ${rule.text} (a word is not known before it runs)`,
+      };
+  }
+  const ops = fileOperands(cmd.argv);
+  for (const [access, words] of [
+    ['read', ops.reads],
+    ['write', ops.writes],
+  ] as const) {
+    for (const word of words) {
+      const part = shellOperand(d, access, word, cmd.cwds, ops.known, subject, ops.recursive);
+      if (part?.severity === 'deny') return part;
+      if (part && (!maybe || RANK[part.severity] > RANK[maybe.severity])) maybe = part;
+    }
+  }
+  if (cmd.unknown !== undefined) return { severity: 'unknown', subject, reason: cmd.unknown };
+  const name = cmd.argv[0] as ShellWord;
+  const odd = suspiciousCharacter(name.value);
+  if (odd !== undefined) {
+    return {
+      severity: 'unknown',
+      subject,
+      reason: `the command name ${JSON.stringify(name.value)} contains ${odd}, a character that can imitate another name`,
+    };
+  }
+  if (maybe?.severity === 'maybe') return maybe;
+  for (const g of d.grants) {
+    if (!shellRuleApplies(g.rule, exec)) continue;
+    const m =
+      g.rule.specifier === undefined
+        ? 'yes'
+        : g.rule.shell
+          ? matchShell(g.rule.shell, cmd.argv, 'allow')
+          : 'no';
+    d.trail.push({
+      kind: 'grant',
+      id: g.grant.id,
+      rule: g.rule.text,
+      matched: m === 'yes',
+      subject,
+    });
+    if (m === 'yes')
+      return {
+        severity: 'allow',
+        subject,
+        grant: g,
+        reason: `granted (${g.rule.text})`,
+        wholeTool: g.rule.specifier === undefined,
+      };
+  }
+  if (maybe) return maybe;
+  if (wholeTool.ask)
+    return {
+      severity: 'ask',
+      subject,
+      rule: wholeTool.ask,
+      soft: true,
+      reason: `every ${exec.name} call asks`,
+    };
+  for (const rule of candidates(index.ask, guardNames)) {
+    const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
+    record(d, rule, m, subject);
+    if (m !== 'no')
+      return { severity: 'ask', subject, rule, soft: true, reason: `it runs ${subject}` };
+  }
+  if (wholeTool.allow)
+    return {
+      severity: 'allow',
+      subject,
+      rule: wholeTool.allow,
+      reason: 'the whole tool is allowed',
+      wholeTool: true,
+    };
+  for (const rule of candidates(index.allow, first.literal ? [first.value] : [])) {
+    const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
+    record(d, rule, m, subject);
+    if (m === 'yes') return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };
+  }
+  if (NEUTRAL.has(baseName(name.value)) && cmd.argv.every((w) => w.literal)) {
+    return {
+      severity: 'allow',
+      subject,
+      reason: `${name.value} changes nothing outside the shell`,
+    };
+  }
+  return { severity: 'none', subject, reason: `no rule covers ${subject}` };
+}
+
+/** The parts of a shell command line: its commands, its redirections, and what could not be parsed. */
+export function shellParts(
+  d: DecideState,
+  line: string,
+  whole: { allow?: ParsedRule; ask?: ParsedRule },
+): Part[] {
+  const analysis = analyzeCached(d.policy, line);
+  const parts: Part[] = analysis.problems.map((problem) => ({
+    severity: 'unknown' as const,
+    subject: line.length > 80 ? `${line.slice(0, 80)}…` : line,
+    reason: problem,
+  }));
+  for (const cmd of analysis.commands) {
+    const part = shellCommand(d, cmd, whole);
+    d.trail.push({
+      kind: 'shell',
+      subject: part.subject,
+      verdict: part.severity,
+      note: part.reason,
+    });
+    parts.push(part);
+  }
+  for (const r of analysis.redirects) {
+    const subject = `${r.op} ${r.target.text}`;
+    if (r.target.literal && !r.target.glob && SAFE_SINKS.has(r.target.value)) continue;
+    const part = shellOperand(d, r.access, r.target, r.cwds, true, subject);
+    if (part) parts.push(part);
+    if (r.access === 'write') {
+      let inside = r.target.literal && !r.target.glob;
+      let allowed = inside;
+      if (inside) {
+        for (const cwd of r.cwds) {
+          if (cwd === null) {
+            inside = false;
+            allowed = false;
+            continue;
+          }
+          const path = resolveLikeKernel(r.target.value, cwd, d.policy.home);
+          if (!d.policy.workDirs.some((d) => isInside(path.real, d))) inside = false;
+          if (judgePath(d, 'write', path, subject, true).severity !== 'allow') allowed = false;
+        }
+      }
+      // A rule allowing the whole shell tool allows its redirections too.
+      if (!allowed && !whole.allow) {
+        const acceptEdits = d.mode === 'acceptEdits' && inside;
+        parts.push({
+          severity: acceptEdits ? 'allow' : 'ask',
+          soft: true,
+          subject,
+          reason: acceptEdits
+            ? `acceptEdits: output redirected to ${r.target.text} inside the working directories`
+            : `it redirects output to the file ${r.target.text}`,
+          wholeTool: false,
+        });
+      }
+    }
+  }
+  if (analysis.commands.length === 0 && parts.length === 0) {
+    parts.push({ severity: 'allow', subject: line, reason: 'the command line runs nothing' });
+  }
+  return parts;
+}

@@ -1,0 +1,57 @@
+import type { InterceptedExecution } from '@dsh-tools/protocol';
+import type { ActiveGrant, Policy } from './policy';
+import type { ParsedRule } from './rules';
+import type { Match } from './shell-match';
+import type { PermissionMode, TrailEntry } from './types';
+
+/** How strongly one part of a call holds the call back; the worst part decides. */
+export type Severity = 'deny' | 'unknown' | 'maybe' | 'ask' | 'none' | 'allow';
+/** Severities in order: a part of higher rank outweighs one of lower rank. */
+export const RANK: Record<Severity, number> = {
+  deny: 5,
+  unknown: 4,
+  maybe: 3,
+  ask: 2,
+  none: 1,
+  allow: 0,
+};
+
+/** One judged part of a call: a command, a redirection, a path argument, or the tool itself. */
+export interface Part {
+  severity: Severity;
+  subject: string;
+  reason: string;
+  rule?: ParsedRule;
+  grant?: ActiveGrant;
+  /** An ask that `bypassPermissions` skips (ask rules, output redirection). */
+  soft?: boolean;
+  /** Allowed by a rule naming the whole tool (output redirection stays allowed). */
+  wholeTool?: boolean;
+}
+
+/** What one decision reads and the trail it writes, shared by the functions that judge its parts. */
+export interface DecideState {
+  readonly policy: Policy;
+  readonly exec: InterceptedExecution;
+  readonly mode: PermissionMode;
+  readonly grants: readonly ActiveGrant[];
+  readonly trail: TrailEntry[];
+}
+
+/** Records a rule checked, and whether it matched, in the decision's trail. */
+export function record(
+  d: DecideState,
+  rule: ParsedRule,
+  matched: Match | boolean,
+  subject?: string,
+  note?: string,
+): void {
+  d.trail.push({
+    kind: 'rule',
+    rule: rule.text,
+    origin: rule.origin,
+    matched: matched === 'yes' ? true : matched === 'no' ? false : matched,
+    ...(subject !== undefined && { subject }),
+    ...(note !== undefined && { note }),
+  });
+}

@@ -1,0 +1,108 @@
+import { FILE_PROGRAMS, RECURSIVE_BY_DEFAULT } from './file-programs';
+import { baseName } from './shell-names';
+import { type ShellWord, syntheticWord } from './shell-words';
+
+/** Files a command reads and writes, as far as its program is known. */
+export interface Operands {
+  readonly reads: ShellWord[];
+  readonly writes: ShellWord[];
+  /** Whether the program is one of {@link FILE_PROGRAMS} (its unknown operands may be files). */
+  readonly known: boolean;
+  /** Whether directory operands are read with everything inside them (`grep -r`, `cp -r`, `tar`). */
+  readonly recursive: boolean;
+}
+
+/**
+ * The file operands of one command. Over-approximates on purpose: a word that might be a file is
+ * treated as one (checking a non-file against a deny rule costs nothing; missing a file would let a
+ * read through). For programs not in the table, literal operands are still returned as reads.
+ */
+export function fileOperands(argv: readonly ShellWord[]): Operands {
+  const program = baseName(argv[0]?.value ?? '');
+  const spec = FILE_PROGRAMS[program];
+  const reads: ShellWord[] = [];
+  const writes: ShellWord[] = [];
+  const operands: ShellWord[] = [];
+  const values = new Set(spec?.values ?? []);
+  const readOpts = new Set(spec?.readOpts ?? []);
+  const writeOpts = new Set(spec?.writeOpts ?? []);
+  const scriptOpts = new Set(spec?.scriptOpts ?? []);
+  let scriptGiven = false;
+  let inPlace = false;
+  let optionsDone = false;
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    const v = w.value;
+    if (!optionsDone && w.literal && v === '--') {
+      optionsDone = true;
+      continue;
+    }
+    if (!optionsDone && w.literal && v.startsWith('-') && v !== '-') {
+      const eq = v.indexOf('=');
+      const opt = eq < 0 ? v : v.slice(0, eq);
+      if (scriptOpts.has(opt)) scriptGiven = true;
+      if (
+        spec?.inPlace &&
+        (opt === '-i' || opt.startsWith('--in-place') || /^-[a-zA-Z]*i/.test(opt))
+      )
+        inPlace = true;
+      const target = writeOpts.has(opt) ? writes : readOpts.has(opt) ? reads : undefined;
+      if (eq >= 0) {
+        const value = syntheticWord(v.slice(eq + 1), true);
+        (target ?? (values.has(opt) ? undefined : reads))?.push(value);
+        continue;
+      }
+      if (values.has(opt) || target) {
+        const next = argv[i + 1];
+        if (next !== undefined) {
+          if (target) target.push(next);
+          // `-e PATTERN`: a pattern, not a file.
+          i++;
+        }
+        continue;
+      }
+      // `-fFILE` for options that read a file: the value attached.
+      for (const short of readOpts) {
+        if (short.length === 2 && v.startsWith(short) && v.length > 2)
+          reads.push(syntheticWord(v.slice(2), true));
+      }
+      continue;
+    }
+    if (spec?.dd && w.literal) {
+      if (v.startsWith('if=')) reads.push(syntheticWord(v.slice(3), true));
+      else if (v.startsWith('of=')) writes.push(syntheticWord(v.slice(3), true));
+      continue;
+    }
+    operands.push(w);
+  }
+  if (spec?.script && !scriptGiven) operands.shift();
+  // Recursive searchers with no path search the working directory.
+  const recursive =
+    RECURSIVE_BY_DEFAULT.has(program) ||
+    argv.some((w) => /^-[a-zA-Z]*[rR]/.test(w.value) || w.value === '--recursive');
+  if (operands.length === 0 && recursive && spec?.script) operands.push(syntheticWord('.', true));
+  const mode = spec?.operands ?? 'read';
+  if (mode === 'read') reads.push(...operands);
+  else if (mode === 'write') writes.push(...operands);
+  else if (mode === 'lastWrite') {
+    // With one operand there is no destination (`xxd file`): it is read.
+    const last = operands.length > 1 ? operands.pop() : undefined;
+    reads.push(...operands);
+    if (last) writes.push(last);
+  } else if (mode === 'skipFirstWrite') writes.push(...operands.slice(1));
+  if (inPlace) writes.push(...operands);
+  // mv also reads what it moves.
+  if (program === 'mv') reads.push(...operands.slice(0, -1));
+  return {
+    reads,
+    writes,
+    known: spec !== undefined,
+    recursive:
+      spec !== undefined &&
+      (recursive ||
+        program === 'tar' ||
+        program === 'zip' ||
+        program === 'rsync' ||
+        program === 'scp'),
+  };
+}
