@@ -2,24 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
-  type ApprovalDecision,
-  type ApprovalGrant,
   errorResult,
   type InterceptedExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import { createAskPerson, denialMessage, ruleText } from './approval';
 import { decide } from './decide';
 import { exampleExecution, listExamples } from './examples';
+import { defaultGrantRule, grantOrigin } from './grant-rules';
 import { createMemoryGrantStore } from './grants';
 import { type ActiveGrant, type Policy, workDirectories } from './policy';
-import {
-  describeOrigin,
-  type ParsedRule,
-  PermissionRuleError,
-  parseRule,
-  parseRuleSets,
-} from './rules';
-import { analyzeShell } from './shell-analyze';
+import { PermissionRuleError, parseRuleSets } from './rules';
 import { loadShellParser } from './shell-parser';
 import {
   PERMISSION_MODES,
@@ -40,12 +33,6 @@ const checkMode = (mode: unknown): PermissionMode => {
   }
   return mode as PermissionMode;
 };
-
-const grantOrigin = (g: PermissionGrant): ParsedRule =>
-  parseRule(g.rule, 'allow', { list: 'allow', index: 0, source: `grant ${g.id}` }, '', '');
-
-/** Escapes one word for a rule specifier (backslash before anything the rule reader treats specially). */
-const escapeSpecWord = (word: string): string => word.replace(/[\\'"*\s()]/g, (c) => `\\${c}`);
 
 /**
  * The permission interceptor: allow / ask / deny rules in Claude Code's syntax, enforced modes,
@@ -198,171 +185,13 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
     if (changed) void persist();
   };
 
-  // Asks wait in one line, so a person sees one question at a time.
-  let queue: Promise<void> = Promise.resolve();
+  const askPerson = createAskPerson(options, approveTimeoutMs);
 
   const denied = (
     exec: InterceptedExecution,
     message: string,
     decision: PermissionDecision,
   ): ToolExecutionResult => errorResult(exec.callId, 'DENIED', message, { permission: decision });
-
-  const ruleText = (d: PermissionDecision): string | undefined =>
-    d.decidedBy.kind === 'rule' ? d.decidedBy.rule : undefined;
-
-  const denialMessage = (exec: InterceptedExecution, d: PermissionDecision): string => {
-    const tool = JSON.stringify(exec.name);
-    if (d.decidedBy.kind === 'rule' && d.decidedBy.origin.list === 'deny') {
-      return `Permission denied for tool ${tool}: ${d.reason}. Do not retry this call or try to get around the rule; if it is needed, ask the user to change rule ${JSON.stringify(d.decidedBy.rule)} in ${describeOrigin(d.decidedBy.origin)}.`;
-    }
-    if (d.mode === 'plan' && d.decidedBy.kind === 'mode') {
-      return `Tool ${tool} cannot run: the session is in plan mode, where only read-only tools run and nothing is changed. Finish the plan and present it; the user leaves plan mode by switching the permission mode (for example to "default" or "acceptEdits") before it is carried out.`;
-    }
-    if (d.mode === 'plan') {
-      return `Tool ${tool} cannot run in plan mode without asking, and plan mode never asks: ${d.reason}. Present the plan; the user leaves plan mode to carry it out.`;
-    }
-    return `Permission denied for tool ${tool}: ${d.reason}. To run it, the user can add an allow rule for it or switch to a mode that asks.`;
-  };
-
-  type Answer =
-    | { kind: 'allow'; grant?: ApprovalGrant }
-    | { kind: 'deny'; message: string }
-    | { kind: 'aborted' };
-
-  const askPerson = async (exec: InterceptedExecution, d: PermissionDecision): Promise<Answer> => {
-    const approve = options.approve;
-    const tool = JSON.stringify(exec.name);
-    if (typeof approve !== 'function') {
-      return {
-        kind: 'deny',
-        message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but no approver is configured, so it is denied (fail closed). The user can add an allow rule for it.`,
-      };
-    }
-    const callSignal = exec.signal;
-    if (callSignal?.aborted) return { kind: 'aborted' };
-    const previous = queue;
-    let release!: () => void;
-    const mine = new Promise<void>((r) => {
-      release = r;
-    });
-    queue = previous.then(() => mine);
-    try {
-      if (callSignal) {
-        let onAbort!: () => void;
-        const aborted = new Promise<'aborted'>((r) => {
-          onAbort = () => r('aborted');
-          callSignal.addEventListener('abort', onAbort, { once: true });
-        });
-        const turn = await Promise.race([previous.then(() => 'turn' as const), aborted]);
-        callSignal.removeEventListener('abort', onAbort);
-        if (turn === 'aborted') return { kind: 'aborted' };
-      } else {
-        await previous;
-      }
-      const controller = new AbortController();
-      const onCallAbort = () => controller.abort(callSignal?.reason);
-      callSignal?.addEventListener('abort', onCallAbort, { once: true });
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const stop = new Promise<'timeout' | 'aborted'>((r) => {
-          if (approveTimeoutMs > 0) {
-            timer = setTimeout(() => {
-              controller.abort(new Error('approval timed out'));
-              r('timeout');
-            }, approveTimeoutMs);
-          }
-          controller.signal.addEventListener(
-            'abort',
-            () => r(callSignal?.aborted ? 'aborted' : 'timeout'),
-            { once: true },
-          );
-        });
-        const rule = ruleText(d);
-        const origin = d.decidedBy.kind === 'rule' ? describeOrigin(d.decidedBy.origin) : undefined;
-        let answer: ApprovalDecision | 'timeout' | 'aborted';
-        try {
-          answer = await Promise.race([
-            Promise.resolve().then(() =>
-              approve({
-                exec,
-                tool: exec.tool,
-                asker: 'permission',
-                reason: d.reason,
-                ...(rule !== undefined && { rule }),
-                ...(origin !== undefined && { ruleSource: origin }),
-                signal: controller.signal,
-              }),
-            ),
-            stop,
-          ]);
-        } catch (error) {
-          controller.abort(error);
-          return {
-            kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but the approver failed (${error instanceof Error ? error.message : String(error)}), so it is denied (fail closed). Try again later or ask the user.`,
-          };
-        }
-        if (answer === 'aborted') return { kind: 'aborted' };
-        if (answer === 'timeout') {
-          return {
-            kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but no answer came within ${approveTimeoutMs} ms, so it is denied (fail closed). Ask the user before trying again.`,
-          };
-        }
-        if (answer !== null && typeof answer === 'object' && answer.kind === 'allow') {
-          return answer.grant === undefined
-            ? { kind: 'allow' }
-            : { kind: 'allow', grant: answer.grant };
-        }
-        if (answer !== null && typeof answer === 'object' && answer.kind === 'deny') {
-          const why =
-            typeof answer.reason === 'string' && answer.reason !== ''
-              ? answer.reason
-              : 'no reason given';
-          return {
-            kind: 'deny',
-            message: `The user denied tool ${tool}: ${why}. (It was asked because ${d.reason}.) Do not retry the same call; adjust the approach or ask the user.`,
-          };
-        }
-        return {
-          kind: 'deny',
-          message: `Permission denied for tool ${tool}: the approver gave a malformed answer (${JSON.stringify(answer)?.slice(0, 80)}), so it is denied (fail closed).`,
-        };
-      } finally {
-        if (timer) clearTimeout(timer);
-        callSignal?.removeEventListener('abort', onCallAbort);
-      }
-    } finally {
-      release();
-    }
-  };
-
-  /** The rule a grant without one covers: the asking rule, else this exact command, else the tool. */
-  const defaultGrantRule = (
-    exec: InterceptedExecution,
-    d: PermissionDecision,
-  ): string | undefined => {
-    const rule = ruleText(d);
-    if (rule !== undefined && d.decidedBy.kind === 'rule' && d.decidedBy.origin.list === 'ask')
-      return rule;
-    const commandArg = exec.tool.hints.command;
-    if (commandArg === undefined) return exec.name;
-    const line = exec.arguments[commandArg];
-    if (typeof line !== 'string') return undefined;
-    const analysis = analyzeShell(line, cwd, home);
-    const only = analysis.commands[0];
-    // A grant for "this tool" would allow every command; a shell grant covers exactly this one.
-    if (
-      analysis.problems.length > 0 ||
-      analysis.commands.length !== 1 ||
-      analysis.redirects.length > 0 ||
-      !only ||
-      only.via.length > 0
-    )
-      return undefined;
-    if (!only.argv.every((w) => w.literal && !w.glob)) return undefined;
-    return `${exec.name}(${only.argv.map((w) => escapeSpecWord(w.value)).join(' ')})`;
-  };
 
   const interceptor = async (
     exec: InterceptedExecution,
@@ -395,7 +224,7 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
         if (answer.grant !== undefined) {
           try {
             const g = answer.grant;
-            const rule = g.rule ?? defaultGrantRule(exec, decision);
+            const rule = g.rule ?? defaultGrantRule(exec, decision, cwd, home);
             if (rule !== undefined) {
               addGrant(rule, 'approver', g.expiresInMs, g.uses, {
                 callId: exec.callId,
