@@ -1,167 +1,33 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import { expandServer } from './config-env';
+import { ConfigError, type ConfigIssue, describeValue, issuesOf } from './config-error';
+import {
+  configSchema,
+  type DshToolsConfig,
+  httpServerSchema,
+  type McpServerEntry,
+  NON_TOOL_HOOK_EVENTS,
+  stdioServerSchema,
+} from './config-schema';
+
+export { ConfigError, type ConfigIssue } from './config-error';
+export type {
+  DshToolsConfig,
+  ExampleToolsConfig,
+  HooksConfig,
+  HttpServerEntry,
+  McpServerEntry,
+  PermissionsConfig,
+  SandboxConfig,
+  StdioServerEntry,
+} from './config-schema';
 
 /** The name `dsh-tools` looks for in the working directory when no `--config` is given. */
 export const DEFAULT_CONFIG_FILE = 'dsh-tools.json';
 
 /** The largest config file read (a config is a few KB; anything larger is a mistake). */
 const MAX_CONFIG_BYTES = 1024 * 1024;
-
-const nonEmpty = z.string().min(1);
-const stringRecord = z.record(z.string(), z.string());
-const timeoutMs = z.number().int().min(0).max(2_147_483_647);
-const toolFilter = z.array(nonEmpty);
-
-// Options of the bridge a config may set beside the `.mcp.json` fields. Claude Code ignores keys
-// it does not know, so a `.mcp.json` extended with these still loads there.
-const bridgeOptions = {
-  timeoutMs: timeoutMs.optional(),
-  maxTotalTimeoutMs: timeoutMs.optional(),
-  startupTimeoutMs: timeoutMs.optional(),
-  trust: z.boolean().optional(),
-  include: toolFilter.optional(),
-  exclude: toolFilter.optional(),
-};
-
-const stdioServerSchema = z.strictObject({
-  type: z.literal('stdio').optional(),
-  command: nonEmpty,
-  args: z.array(z.string()).optional(),
-  env: stringRecord.optional(),
-  cwd: nonEmpty.optional(),
-  ...bridgeOptions,
-});
-
-const httpServerSchema = z.strictObject({
-  type: z.literal('http'),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: stringRecord.optional(),
-  ...bridgeOptions,
-});
-
-// `Tool`, `Tool(specifier)`, `mcp__server`, `mcp__server__tool`: Claude Code's rule syntax.
-const permissionRule = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9_*-]+(\(.*\))?$/s,
-    'expected a rule like "Read", "Bash(npm test:*)" or "mcp__server__tool"',
-  );
-
-const permissionsSchema = z.strictObject({
-  allow: z.array(permissionRule).optional(),
-  ask: z.array(permissionRule).optional(),
-  deny: z.array(permissionRule).optional(),
-  defaultMode: z
-    .enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'])
-    .optional(),
-  additionalDirectories: z.array(nonEmpty).optional(),
-});
-
-const sandboxSchema = z.strictObject({
-  mode: z.enum(['read-only', 'workspace-write', 'full-access']),
-  cwd: nonEmpty.optional(),
-  roots: z.array(nonEmpty).optional(),
-  denyRead: z.array(nonEmpty).optional(),
-  denyWrite: z.array(nonEmpty).optional(),
-  network: z.boolean().optional(),
-  allowUnsandboxed: z.boolean().optional(),
-});
-
-const hookCommandSchema = z.strictObject({
-  type: z.literal('command'),
-  command: nonEmpty,
-  timeout: z.number().positive().max(86_400).optional(),
-  onError: z.enum(['block', 'allow']).optional(),
-});
-
-const hookMatcherSchema = z.strictObject({
-  matcher: z.string().optional(),
-  hooks: z.array(hookCommandSchema),
-});
-
-/** Claude Code's hook events that are not about a tool call: accepted, ignored, warned about. */
-const NON_TOOL_HOOK_EVENTS = new Set([
-  'Notification',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionStart',
-  'SessionEnd',
-]);
-
-const hooksSchema = z
-  .object({
-    PreToolUse: z.array(hookMatcherSchema).optional(),
-    PostToolUse: z.array(hookMatcherSchema).optional(),
-  })
-  .catchall(z.unknown());
-
-const exampleToolsSchema = z.union([
-  z.boolean(),
-  z.strictObject({ cwd: nonEmpty.optional(), writable: z.boolean().optional() }),
-]);
-
-const configSchema = z.strictObject({
-  $schema: z.string().optional(),
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-  exampleTools: exampleToolsSchema.optional(),
-  permissions: permissionsSchema.optional(),
-  sandbox: sandboxSchema.optional(),
-  hooks: hooksSchema.optional(),
-});
-
-/** A server started as a child process speaking MCP on stdio (the `.mcp.json` shape). */
-export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
-/** A server reached over Streamable HTTP (`"type": "http"` in `.mcp.json`). */
-export type HttpServerEntry = z.infer<typeof httpServerSchema>;
-/** One entry of `mcpServers`. */
-export type McpServerEntry = StdioServerEntry | HttpServerEntry;
-/** Claude Code's `permissions` settings. */
-export type PermissionsConfig = z.infer<typeof permissionsSchema>;
-/** The sandbox interceptor's options, as a config file holds them. */
-export type SandboxConfig = z.infer<typeof sandboxSchema>;
-/** Claude Code's `hooks` settings (only `PreToolUse` and `PostToolUse` run). */
-export type HooksConfig = z.infer<typeof hooksSchema>;
-/** Whether the built-in example tools are registered, and on which directory. */
-export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
-
-/** A validated config: what `dsh-tools` runs. */
-export interface DshToolsConfig {
-  readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
-  readonly exampleTools?: ExampleToolsConfig;
-  readonly permissions?: PermissionsConfig;
-  readonly sandbox?: SandboxConfig;
-  readonly hooks?: HooksConfig;
-}
-
-/** One thing wrong with a config file: where, and what was expected. */
-export interface ConfigIssue {
-  /** The field, as a dotted path: `mcpServers.fs.command`, `hooks.PreToolUse[0].hooks`. */
-  readonly path: string;
-  readonly message: string;
-}
-
-/**
- * A config file that cannot be used. The message names the file, every field at fault and what
- * was expected there, so one edit fixes them all.
- */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  /** The file (or `<embedded default>`). */
-  readonly file: string;
-  readonly issues: readonly ConfigIssue[];
-
-  constructor(file: string, issues: readonly ConfigIssue[]) {
-    const lines = issues.map((i) => `  ${i.path || '(top level)'}: ${i.message}`);
-    super(
-      `${file} is not a valid dsh-tools config:\n${lines.join('\n')}\nFix the fields above and run the command again.`,
-    );
-    this.file = file;
-    this.issues = issues;
-  }
-}
 
 /** A config as loaded: the validated content, where it came from, and warnings worth showing. */
 export interface LoadedConfig {
@@ -172,174 +38,6 @@ export interface LoadedConfig {
   readonly baseDir: string;
   /** Things accepted but ignored (Claude Code hook events that are not about tools). */
   readonly warnings: readonly string[];
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 60))}`;
-  return `${typeof value} ${String(value)}`;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let at: unknown = root;
-  for (const key of path) {
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<PropertyKey, unknown>)[key];
-  }
-  return at;
-}
-
-const ARTICLE: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  boolean: 'true or false',
-  object: 'an object',
-  array: 'an array',
-  record: 'an object',
-};
-
-function issuesOf(
-  error: z.ZodError,
-  input: unknown,
-  prefix: readonly PropertyKey[] = [],
-): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  for (const issue of error.issues) {
-    const path = [...prefix, ...issue.path];
-    const at = formatPath(path);
-    switch (issue.code) {
-      case 'unrecognized_keys':
-        for (const key of issue.keys) {
-          issues.push({
-            path: formatPath([...path, key]),
-            message: 'unknown key (remove it, or check its spelling)',
-          });
-        }
-        break;
-      case 'invalid_type': {
-        const got = valueAt(input, path);
-        const expected = ARTICLE[issue.expected] ?? issue.expected;
-        issues.push({
-          path: at,
-          message:
-            got === undefined
-              ? `required: expected ${expected}`
-              : `expected ${expected}, got ${describeValue(got)}`,
-        });
-        break;
-      }
-      case 'invalid_value': {
-        const got = valueAt(input, path);
-        const expected = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-        issues.push({
-          path: at,
-          message:
-            got === undefined ? `required: ${expected}` : `${expected}, got ${describeValue(got)}`,
-        });
-        break;
-      }
-      case 'invalid_union':
-        issues.push({
-          path: at,
-          message: 'expected true, false or an object { "cwd", "writable" }',
-        });
-        break;
-      case 'too_small':
-        issues.push({
-          path: at,
-          message:
-            issue.origin === 'string'
-              ? 'must not be empty'
-              : `must be at least ${String(issue.minimum)}`,
-        });
-        break;
-      case 'invalid_format':
-        issues.push({
-          path: at,
-          message:
-            issue.format === 'regex'
-              ? `${issue.message}, got ${describeValue(valueAt(input, path))}`
-              : issue.format === 'url'
-                ? `expected an http(s) URL such as "https://mcp.example.com/mcp", got ${describeValue(valueAt(input, path))}`
-                : `expected ${issue.format} format, got ${describeValue(valueAt(input, path))}`,
-        });
-        break;
-      case 'too_big':
-        issues.push({ path: at, message: `must be at most ${String(issue.maximum)}` });
-        break;
-      default:
-        issues.push({ path: at, message: issue.message });
-    }
-  }
-  return issues;
-}
-
-// `${VAR}` and `${VAR:-default}`, as Claude Code expands them in `.mcp.json`.
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-function expandEnv(
-  value: string,
-  env: NodeJS.ProcessEnv,
-  path: string,
-  issues: ConfigIssue[],
-): string {
-  return value.replace(ENV_REFERENCE, (whole, name: string, fallback: string | undefined) => {
-    const set = env[name];
-    if (set !== undefined) return set;
-    if (fallback !== undefined) return fallback;
-    issues.push({
-      path,
-      message: `refers to the environment variable ${name}, which is not set: set it, or write \${${name}:-default}`,
-    });
-    return whole;
-  });
-}
-
-function expandServer(
-  entry: McpServerEntry,
-  env: NodeJS.ProcessEnv,
-  at: string,
-  issues: ConfigIssue[],
-): McpServerEntry {
-  const map = (record: Record<string, string> | undefined, field: string) =>
-    record === undefined
-      ? undefined
-      : Object.fromEntries(
-          Object.entries(record).map(([k, v]) => [
-            k,
-            expandEnv(v, env, `${at}.${field}.${k}`, issues),
-          ]),
-        );
-  if (entry.type === 'http') {
-    const headers = map(entry.headers, 'headers');
-    return {
-      ...entry,
-      url: expandEnv(entry.url, env, `${at}.url`, issues),
-      ...(headers ? { headers } : {}),
-    };
-  }
-  const stdio = entry as StdioServerEntry;
-  const envVars = map(stdio.env, 'env');
-  return {
-    ...stdio,
-    command: expandEnv(stdio.command, env, `${at}.command`, issues),
-    ...(stdio.args
-      ? { args: stdio.args.map((a, i) => expandEnv(a, env, `${at}.args[${i}]`, issues)) }
-      : {}),
-    ...(envVars ? { env: envVars } : {}),
-    ...(stdio.cwd ? { cwd: expandEnv(stdio.cwd, env, `${at}.cwd`, issues) } : {}),
-  };
 }
 
 // A server name becomes part of tool names (`mcp__<name>__<tool>`) and of messages.

@@ -1,0 +1,129 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { cErr } from './cli-io';
+import { callCommand } from './command-call';
+import { inspectCommand } from './command-inspect';
+import { type ServeOptions, serveCommand } from './command-serve';
+import { HTTP_DEFAULTS } from './http';
+
+const VERSION = '0.0.0';
+
+/** `host:port`, `:port`, `port` or `[v6]:port`. */
+function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]*):)?(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || port > 65_535) {
+    throw new InvalidArgumentError('expected host:port, such as 127.0.0.1:8765, or a port alone.');
+  }
+  const host = match[1] ? match[1].replace(/^\[|\]$/g, '') : HTTP_DEFAULTS.host;
+  return { host, port };
+}
+
+function positiveInt(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1)
+      throw new InvalidArgumentError(`${name} must be a whole number above 0.`);
+    return n;
+  };
+}
+
+const EXIT_HELP = `
+Exit codes:
+  0  success
+  1  the tool call returned an error result (call)
+  2  usage error: unknown command or option, arguments that are not a JSON object
+  3  the config file is missing, not JSON, invalid, or asks for a policy this version cannot enforce
+  4  a configured MCP server failed to start (inspect and call still print what they can)
+  5  serve could not start (no token for a non-loopback address, port in use)
+ 70  an internal error (a bug: please report it)
+
+Config: --config <file>, default ./dsh-tools.json; without one, an embedded example config is
+used (example file tools on the current directory and an example MCP server).`;
+
+/** The `dsh-tools` commander program; each command's action reports its exit code to `setExit`. */
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('dsh-tools')
+    .description(
+      'Inspect, call and serve the tools of MCP servers and local plugins, behind dsh-tools policies.',
+    )
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', EXIT_HELP)
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(cErr.red(text)) });
+
+  const configOption = () =>
+    new Option(
+      '-c, --config <file>',
+      'the config file (default ./dsh-tools.json, else the embedded example)',
+    );
+
+  program
+    .command('inspect')
+    .description(
+      'List the tools as the model sees them (names, descriptions, parameters), with hints, source and size in tokens.',
+    )
+    .addOption(configOption())
+    .option('--json', 'print one JSON object for scripts')
+    .addHelpText('after', EXIT_HELP)
+    .action(async (options) => setExit(await inspectCommand(options)));
+
+  program
+    .command('call')
+    .description(
+      'Run one call through the configured policies and print the decision trail and the result.',
+    )
+    .argument('<tool>', 'the tool name, as inspect lists it (mcp__<server>__<tool> for MCP tools)')
+    .argument('[json-args]', 'the arguments as a JSON object, or - to read them from stdin', '{}')
+    .addOption(configOption())
+    .option('--json', 'print one JSON object { tool, arguments, trail, result } for scripts')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  dsh-tools call list_dir '{"path":"."}'\n  dsh-tools call mcp__notes__search_notes '{"query":"welcome"}' --json\n${EXIT_HELP}`,
+    )
+    .action(async (tool: string, argsText: string, options) =>
+      setExit(await callCommand(tool, argsText, options)),
+    );
+
+  program
+    .command('serve')
+    .description(
+      'Serve the configured tools as one MCP server: over stdio, or Streamable HTTP with --http.',
+    )
+    .addOption(configOption())
+    .addOption(
+      new Option(
+        '--http <host:port>',
+        `serve Streamable HTTP on ${HTTP_DEFAULTS.path} (loopback by default; port 0 picks one)`,
+      ).argParser(parseListen),
+    )
+    .option(
+      '--token-env <name>',
+      'environment variable holding the bearer token',
+      'DSH_TOOLS_TOKEN',
+    )
+    .option('--token-file <path>', 'file holding the bearer token (instead of --token-env)')
+    .option('--allow-origin <origin...>', 'browser origins allowed besides loopback ones')
+    .option('--allow-host <name...>', 'Host header names allowed besides loopback ones')
+    .addOption(
+      new Option('--max-body-bytes <n>', 'largest request body')
+        .default(HTTP_DEFAULTS.maxBodyBytes)
+        .argParser(positiveInt('--max-body-bytes')),
+    )
+    .addOption(
+      new Option('--max-sessions <n>', 'concurrent sessions')
+        .default(HTTP_DEFAULTS.maxSessions)
+        .argParser(positiveInt('--max-sessions')),
+    )
+    .option('--allow-partial', 'serve even when some configured servers failed to start')
+    .addHelpText(
+      'after',
+      `\nOver HTTP every request needs "Authorization: Bearer <token>". Without ${'$'}DSH_TOOLS_TOKEN or --token-file,
+a loopback address gets a generated token (printed on stderr); any other address is refused.
+Requests with an Origin header other than a loopback one or --allow-origin are refused (DNS rebinding).
+${EXIT_HELP}`,
+    )
+    .action(async (options: ServeOptions) => setExit(await serveCommand(options)));
+
+  return program;
+}

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { failedServersNote, load, openGateway } from './cli-gateway';
+import { CliFailure, err } from './cli-io';
+import { EXIT } from './exit-codes';
+import { isLoopbackHost, serveGatewayHttp } from './http';
+import { createElicitationApprovals, serveGatewayStdio } from './serve';
+
+async function resolveToken(
+  options: { tokenEnv: string; tokenFile?: string },
+  host: string,
+): Promise<{ token: string; generated: boolean }> {
+  let token: string | undefined;
+  let from = '';
+  if (options.tokenFile) {
+    try {
+      token = (await readFile(options.tokenFile, 'utf8')).trim();
+      from = `the file ${options.tokenFile}`;
+    } catch (error) {
+      throw new CliFailure(
+        `Cannot read the token file ${options.tokenFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+        EXIT.SERVE_FAILED,
+      );
+    }
+  } else if (process.env[options.tokenEnv]) {
+    token = process.env[options.tokenEnv]?.trim();
+    from = `the environment variable ${options.tokenEnv}`;
+  }
+  if (token !== undefined && token !== '') {
+    if (token.length < 16) {
+      throw new CliFailure(
+        `The bearer token from ${from} is ${token.length} characters; use at least 16 (openssl rand -hex 32).`,
+        EXIT.SERVE_FAILED,
+      );
+    }
+    return { token, generated: false };
+  }
+  if (!isLoopbackHost(host)) {
+    throw new CliFailure(
+      `Refusing to serve on ${host} without a bearer token: set ${options.tokenEnv} (or pass --token-file) to a secret of at least 16 characters, or bind a loopback address.`,
+      EXIT.SERVE_FAILED,
+    );
+  }
+  return { token: randomBytes(24).toString('base64url'), generated: true };
+}
+
+/** The options of `dsh-tools serve`, as commander parses them. */
+export interface ServeOptions {
+  config?: string;
+  http?: { host: string; port: number };
+  tokenEnv: string;
+  tokenFile?: string;
+  allowOrigin?: string[];
+  allowHost?: string[];
+  maxBodyBytes: number;
+  maxSessions: number;
+  allowPartial?: boolean;
+}
+
+/** `dsh-tools serve`: serves the gateway over stdio or HTTP until stopped; resolves with the exit code. */
+export async function serveCommand(options: ServeOptions): Promise<number> {
+  // Every check that can refuse comes before a server process starts.
+  const tokenInfo = options.http ? await resolveToken(options, options.http.host) : undefined;
+  const loaded = await load(options.config);
+  const approvals = createElicitationApprovals();
+  const gateway = await openGateway(loaded, false, approvals.approver);
+  if (gateway.failures.length > 0 && !options.allowPartial) {
+    await gateway.close();
+    throw new CliFailure(
+      `Not serving: ${failedServersNote(gateway)} failed to start (see above). Fix the config, or pass --allow-partial to serve the others.`,
+      EXIT.SERVER_FAILED,
+    );
+  }
+  const tools = gateway.registry.schemas().length;
+  let stop: () => Promise<void>;
+  let done: Promise<void>;
+  if (options.http && tokenInfo) {
+    let http: Awaited<ReturnType<typeof serveGatewayHttp>>;
+    try {
+      http = await serveGatewayHttp(gateway, {
+        host: options.http.host,
+        port: options.http.port,
+        token: tokenInfo.token,
+        ...(options.allowOrigin ? { allowedOrigins: options.allowOrigin } : {}),
+        ...(options.allowHost ? { allowedHosts: options.allowHost } : {}),
+        maxBodyBytes: options.maxBodyBytes,
+        maxSessions: options.maxSessions,
+        approvals,
+      });
+    } catch (error) {
+      await gateway.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new CliFailure(
+        code === 'EADDRINUSE'
+          ? `Port ${options.http.port} on ${options.http.host} is in use: pick another with --http ${options.http.host}:<port> (0 picks a free one).`
+          : `Cannot listen on ${options.http.host}:${options.http.port}: ${(error as Error).message}`,
+        EXIT.SERVE_FAILED,
+      );
+    }
+    err.write(`dsh-tools serve: ${tools} tools on ${http.url} (Streamable HTTP)\n`);
+    if (tokenInfo.generated) {
+      err.write(
+        `bearer token (generated; set ${options.tokenEnv} to choose one): ${tokenInfo.token}\n`,
+      );
+    }
+    let resolveDone: () => void = () => {};
+    done = new Promise((resolve) => {
+      resolveDone = resolve;
+    });
+    stop = async () => {
+      await http.close();
+      resolveDone();
+    };
+  } else {
+    const stdio = await serveGatewayStdio(gateway, { approvals });
+    err.write(`dsh-tools serve: ${tools} tools over stdio\n`);
+    stop = stdio.stop;
+    done = stdio.done;
+  }
+  const onSignal = () => void stop();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  await done;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  await gateway.close();
+  return EXIT.OK;
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+
+const nonEmpty = z.string().min(1);
+const stringRecord = z.record(z.string(), z.string());
+const timeoutMs = z.number().int().min(0).max(2_147_483_647);
+const toolFilter = z.array(nonEmpty);
+
+// Options of the bridge a config may set beside the `.mcp.json` fields. Claude Code ignores keys
+// it does not know, so a `.mcp.json` extended with these still loads there.
+const bridgeOptions = {
+  timeoutMs: timeoutMs.optional(),
+  maxTotalTimeoutMs: timeoutMs.optional(),
+  startupTimeoutMs: timeoutMs.optional(),
+  trust: z.boolean().optional(),
+  include: toolFilter.optional(),
+  exclude: toolFilter.optional(),
+};
+
+/** One stdio entry of `mcpServers` (the `.mcp.json` shape plus the bridge options). */
+export const stdioServerSchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: nonEmpty,
+  args: z.array(z.string()).optional(),
+  env: stringRecord.optional(),
+  cwd: nonEmpty.optional(),
+  ...bridgeOptions,
+});
+
+/** One Streamable HTTP entry of `mcpServers`. */
+export const httpServerSchema = z.strictObject({
+  type: z.literal('http'),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: stringRecord.optional(),
+  ...bridgeOptions,
+});
+
+// `Tool`, `Tool(specifier)`, `mcp__server`, `mcp__server__tool`: Claude Code's rule syntax.
+const permissionRule = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9_*-]+(\(.*\))?$/s,
+    'expected a rule like "Read", "Bash(npm test:*)" or "mcp__server__tool"',
+  );
+
+const permissionsSchema = z.strictObject({
+  allow: z.array(permissionRule).optional(),
+  ask: z.array(permissionRule).optional(),
+  deny: z.array(permissionRule).optional(),
+  defaultMode: z
+    .enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'])
+    .optional(),
+  additionalDirectories: z.array(nonEmpty).optional(),
+});
+
+const sandboxSchema = z.strictObject({
+  mode: z.enum(['read-only', 'workspace-write', 'full-access']),
+  cwd: nonEmpty.optional(),
+  roots: z.array(nonEmpty).optional(),
+  denyRead: z.array(nonEmpty).optional(),
+  denyWrite: z.array(nonEmpty).optional(),
+  network: z.boolean().optional(),
+  allowUnsandboxed: z.boolean().optional(),
+});
+
+const hookCommandSchema = z.strictObject({
+  type: z.literal('command'),
+  command: nonEmpty,
+  timeout: z.number().positive().max(86_400).optional(),
+  onError: z.enum(['block', 'allow']).optional(),
+});
+
+const hookMatcherSchema = z.strictObject({
+  matcher: z.string().optional(),
+  hooks: z.array(hookCommandSchema),
+});
+
+/** Claude Code's hook events that are not about a tool call: accepted, ignored, warned about. */
+export const NON_TOOL_HOOK_EVENTS = new Set([
+  'Notification',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionStart',
+  'SessionEnd',
+]);
+
+const hooksSchema = z
+  .object({
+    PreToolUse: z.array(hookMatcherSchema).optional(),
+    PostToolUse: z.array(hookMatcherSchema).optional(),
+  })
+  .catchall(z.unknown());
+
+const exampleToolsSchema = z.union([
+  z.boolean(),
+  z.strictObject({ cwd: nonEmpty.optional(), writable: z.boolean().optional() }),
+]);
+
+/**
+ * The top level of a config file. `mcpServers` entries are checked one by one by `parseConfig`,
+ * so that each names its own field and transport.
+ */
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  exampleTools: exampleToolsSchema.optional(),
+  permissions: permissionsSchema.optional(),
+  sandbox: sandboxSchema.optional(),
+  hooks: hooksSchema.optional(),
+});
+
+/** A server started as a child process speaking MCP on stdio (the `.mcp.json` shape). */
+export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
+/** A server reached over Streamable HTTP (`"type": "http"` in `.mcp.json`). */
+export type HttpServerEntry = z.infer<typeof httpServerSchema>;
+/** One entry of `mcpServers`. */
+export type McpServerEntry = StdioServerEntry | HttpServerEntry;
+/** Claude Code's `permissions` settings. */
+export type PermissionsConfig = z.infer<typeof permissionsSchema>;
+/** The sandbox interceptor's options, as a config file holds them. */
+export type SandboxConfig = z.infer<typeof sandboxSchema>;
+/** Claude Code's `hooks` settings (only `PreToolUse` and `PostToolUse` run). */
+export type HooksConfig = z.infer<typeof hooksSchema>;
+/** Whether the built-in example tools are registered, and on which directory. */
+export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
+
+/** A validated config: what `dsh-tools` runs. */
+export interface DshToolsConfig {
+  readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
+  readonly exampleTools?: ExampleToolsConfig;
+  readonly permissions?: PermissionsConfig;
+  readonly sandbox?: SandboxConfig;
+  readonly hooks?: HooksConfig;
+}
