@@ -148,4 +148,24 @@ describe('ProcessTransport sends', () => {
     await r.transport.close();
     expect(await sent).toMatch(/not running|stopped reading/);
   });
+
+  it('fails a blocked send only once the exit of a server that closed its stdin is known', async () => {
+    // The server closes its stdin, then exits with code 3 a moment later: the send's error must
+    // come after the exit is recorded, so a startup error can name the exit code.
+    const r = run(
+      'process.stdin.destroy(); setTimeout(() => process.exit(3), 100); setInterval(() => {}, 1000);',
+    );
+    await r.transport.start();
+    const big = {
+      jsonrpc: '2.0',
+      method: 'x',
+      params: { p: 'y'.repeat(4 * 1024 * 1024) },
+    } as const;
+    const sent = r.transport.send(big as JSONRPCMessage).then(
+      () => 'sent',
+      (error: Error) => ({ message: error.message, exit: r.transport.exit }),
+    );
+    const outcome = await sent;
+    expect(outcome).toMatchObject({ exit: { code: 3 } });
+  });
 });

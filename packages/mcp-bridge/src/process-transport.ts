@@ -322,10 +322,22 @@ export class ProcessTransport implements Transport {
         else resolve();
       };
       const onDrain = () => settle();
-      const onClose = () =>
-        settle(
-          new Error('the server process stopped reading its stdin before the message was sent'),
-        );
+      const onClose = () => {
+        const fail = () =>
+          settle(
+            new Error('the server process stopped reading its stdin before the message was sent'),
+          );
+        const child = this.#child;
+        if (this.#exit || !child) return fail();
+        // Stdin mostly closes because the process is ending: let its exit be seen first, so that
+        // a startup error names the exit code rather than the closed pipe.
+        const timer = setTimeout(fail, 250);
+        timer.unref();
+        child.once('exit', () => {
+          clearTimeout(timer);
+          fail();
+        });
+      };
       this.#waiting.add(settle);
       stdin.once('drain', onDrain);
       stdin.once('close', onClose);
