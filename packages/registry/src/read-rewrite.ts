@@ -69,22 +69,24 @@ export function readRewrite(
     return misuse(state, exec, by, `passed next() an execution whose ${extensions}`);
   }
   const fields = extensions;
-  if (args === exec.arguments) {
-    // The same deep-frozen copy the registry validated (`next({ ...exec, sandbox })` attaching an
-    // extension): nothing to validate again, and the call's arguments were not rewritten.
+  /** The next step's execution: the registry's own fields over the extension fields. */
+  const passOn = (passed: ToolArgs): Hop => {
     const own = {
       callId: exec.callId,
       name: exec.name,
-      arguments: exec.arguments,
+      arguments: passed,
       ...(agent !== undefined && { agent: agent as string }),
       ...(exec.signal !== undefined && { signal: exec.signal }),
       tool: exec.tool,
     };
-    const passed: InterceptedExecution = Object.freeze(
+    const next: InterceptedExecution = Object.freeze(
       fields === undefined ? own : { ...fields, ...own },
     );
-    return { exec: passed, extensions: fields, state };
-  }
+    return { exec: next, extensions: fields, state };
+  };
+  // The same deep-frozen copy the registry validated (`next({ ...exec, sandbox })` attaching an
+  // extension): nothing to validate again, and the call's arguments were not rewritten.
+  if (args === exec.arguments) return passOn(exec.arguments);
   const preface = `interceptor "${by}" rewrote the arguments, and they are invalid`;
   if (!isRecord(args)) {
     return keep(
@@ -102,19 +104,8 @@ export function readRewrite(
   }
   const settle = (checked: ToolExecutionResult | Checked): Hop | ToolExecutionResult => {
     if (!('value' in checked)) return keep(state, checked);
-    const own = {
-      callId: exec.callId,
-      name: exec.name,
-      arguments: checked.value as ToolArgs,
-      ...(agent !== undefined && { agent: agent as string }),
-      ...(exec.signal !== undefined && { signal: exec.signal }),
-      tool: exec.tool,
-    };
-    const rewritten: InterceptedExecution = Object.freeze(
-      fields === undefined ? own : { ...fields, ...own },
-    );
     state.effective = checked.value;
-    return { exec: rewritten, extensions: fields, state };
+    return passOn(checked.value as ToolArgs);
   };
   const checked = check(state.entry, exec.callId, args, preface);
   return checked instanceof Promise ? checked.then(settle) : settle(checked);
