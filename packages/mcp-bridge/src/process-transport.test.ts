@@ -131,17 +131,19 @@ describe('ProcessTransport', () => {
   });
 });
 
+/** A message far larger than a pipe holds: its send waits for a drain. */
+const big = {
+  jsonrpc: '2.0',
+  method: 'x',
+  params: { p: 'y'.repeat(4 * 1024 * 1024) },
+} as unknown as JSONRPCMessage;
+
 describe('ProcessTransport sends', () => {
   it('settles a send blocked on a server that never reads stdin once the server is gone', async () => {
     const r = run('setInterval(() => {}, 1000);', { killGraceMs: 200 });
     await r.transport.start();
-    const big = {
-      jsonrpc: '2.0',
-      method: 'x',
-      params: { p: 'y'.repeat(4 * 1024 * 1024) },
-    } as const;
     // The pipe holds far less than 4 MiB: this send waits for a drain the server never allows.
-    const sent = r.transport.send(big as JSONRPCMessage).then(
+    const sent = r.transport.send(big).then(
       () => 'sent',
       (error: Error) => error.message,
     );
@@ -156,12 +158,7 @@ describe('ProcessTransport sends', () => {
       'process.stdin.destroy(); setTimeout(() => process.exit(3), 100); setInterval(() => {}, 1000);',
     );
     await r.transport.start();
-    const big = {
-      jsonrpc: '2.0',
-      method: 'x',
-      params: { p: 'y'.repeat(4 * 1024 * 1024) },
-    } as const;
-    const sent = r.transport.send(big as JSONRPCMessage).then(
+    const sent = r.transport.send(big).then(
       () => 'sent',
       (error: Error) => ({ message: error.message, exit: r.transport.exit }),
     );
