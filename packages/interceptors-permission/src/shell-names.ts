@@ -111,7 +111,9 @@ export const VALUE_OPTS: Record<string, ReadonlySet<string>> = {
   ]),
   chroot: new Set(['--userspec', '--groups']),
   flock: new Set(['-w', '--timeout', '-E', '--conflict-exit-code']),
-  watch: new Set(['-n', '--interval', '-d', '--differences', '-q', '--equexit']),
+  // `-d` / `--differences` take their optional value only as `--differences=permanent`: listed
+  // here, `watch -d rm -rf /` would hide `rm` as that value.
+  watch: new Set(['-n', '--interval', '-q', '--equexit']),
   setsid: new Set<string>(),
   nohup: new Set<string>(),
   command: new Set<string>(),
