@@ -55,6 +55,24 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
     if (from >= argv.length) return { kind: 'run', argv, via };
     return unwrap(argv.slice(from), here);
   };
+  /** eval and watch run their words joined by spaces as a script, judged like any other. */
+  const joined = (program: string, words: readonly ShellWord[]): Unwrapped => {
+    const bad = notLiteral(words);
+    if (bad) {
+      return {
+        kind: 'unknown',
+        reason: `${program} runs ${bad.text}, which is not known before it runs`,
+        argv,
+        via,
+      };
+    }
+    if (words.length === 0) return { kind: 'run', argv, via };
+    return {
+      kind: 'script',
+      script: syntheticWord(words.map((w) => w.value).join(' '), true),
+      via: here,
+    };
+  };
   if (SHELLS.has(base)) return unwrapShell(argv, via, here);
   switch (base) {
     case 'let':
@@ -64,20 +82,8 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
         argv,
         via,
       };
-    case 'eval': {
-      const words = argv.slice(1);
-      const bad = notLiteral(words);
-      if (bad)
-        return {
-          kind: 'unknown',
-          reason: `eval runs ${bad.text}, which is not known before it runs`,
-          argv,
-          via,
-        };
-      if (words.length === 0) return { kind: 'run', argv, via };
-      const text = words.map((w) => w.value).join(' ');
-      return { kind: 'script', script: syntheticWord(text, true), via: here };
-    }
+    case 'eval':
+      return joined('eval', argv.slice(1));
     case 'env': {
       let i = 1;
       while (i < argv.length) {
@@ -216,22 +222,8 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
     case 'watch': {
       const at = skipOptions(argv, 1, VALUE_OPTS.watch as ReadonlySet<string>);
       if (typeof at === 'string') return rest(at);
-      const words = argv.slice(at);
-      const bad = notLiteral(words);
-      if (bad)
-        return {
-          kind: 'unknown',
-          reason: `watch runs ${bad.text}, which is not known before it runs`,
-          argv,
-          via,
-        };
-      if (words.length === 0) return { kind: 'run', argv, via };
       // watch passes its arguments to `sh -c` joined by spaces.
-      return {
-        kind: 'script',
-        script: syntheticWord(words.map((w) => w.value).join(' '), true),
-        via: here,
-      };
+      return joined('watch', argv.slice(at));
     }
     default:
       return { kind: 'run', argv, via };
