@@ -44,12 +44,12 @@ const veto = (
   } satisfies SandboxViolationDetails);
 
 /** Checks one path value; returns the violation, or `undefined` when the mode permits it. */
-async function checkPathArg(
+function checkPathArg(
   policy: PolicySnapshot,
   arg: string,
   access: 'read' | 'write',
   value: unknown,
-): Promise<PathViolation | undefined> {
+): PathViolation | undefined {
   const shape = pathShapeProblem(value);
   if (shape !== undefined) {
     // Never String() a hostile value: its toString may throw or lie.
@@ -158,7 +158,7 @@ export function sandboxInterceptor(options: SandboxOptions): Interceptor {
         );
       }
       for (const { arg, access, value } of found) {
-        const violation = await checkPathArg(policy, arg, access, value);
+        const violation = checkPathArg(policy, arg, access, value);
         if (violation !== undefined) {
           const where =
             violation.resolved === undefined ? '' : ` (resolves to "${violation.resolved}")`;
