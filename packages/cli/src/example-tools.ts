@@ -85,6 +85,13 @@ function fsError(tool: string, path: string, error: unknown): ToolError {
 export function createExampleTools(options: ExampleToolsOptions): ToolDefinition[] {
   const root = resolve(options.root);
   const source = { kind: 'local', plugin: 'examples' } as const;
+  /** read_file and list_dir only read the path they are given. */
+  const readHints = {
+    readOnly: true,
+    concurrencySafe: true,
+    idempotent: true,
+    paths: [{ arg: 'path', access: 'read' }],
+  } as const;
 
   const readFileTool: ToolDefinition<{ path: string; offset?: number; limit?: number }> = {
     name: 'read_file',
@@ -99,12 +106,7 @@ export function createExampleTools(options: ExampleToolsOptions): ToolDefinition
       required: ['path'],
       additionalProperties: false,
     },
-    hints: {
-      readOnly: true,
-      concurrencySafe: true,
-      idempotent: true,
-      paths: [{ arg: 'path', access: 'read' }],
-    },
+    hints: readHints,
     source,
     async execute({ path, offset, limit }) {
       let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -144,12 +146,7 @@ export function createExampleTools(options: ExampleToolsOptions): ToolDefinition
       },
       additionalProperties: false,
     },
-    hints: {
-      readOnly: true,
-      concurrencySafe: true,
-      idempotent: true,
-      paths: [{ arg: 'path', access: 'read' }],
-    },
+    hints: readHints,
     source,
     async execute({ path = '.' }) {
       try {
