@@ -94,8 +94,13 @@ export interface ToolExecution<Args = ToolArgs> extends ToolExecutionExtensions 
   readonly callId: string;
   readonly name: string;
   readonly arguments: Args;
-  /** Which agent (main, a sub-agent) made the call, for policies and logs. */
-  readonly agent?: string;
+  /**
+   * Which agent made the call, for policies and logs: a name (`'main'`, a sub-agent's) or the
+   * host's own agent object (the DeepSeek Harness passes its agent loop's). Opaque to the
+   * registry: passed through by identity, never read, copied, frozen or validated; narrow it
+   * where you use it.
+   */
+  readonly agent?: unknown;
   /** Aborting it cancels the call: before dispatch nothing runs, during it the body's signal aborts. */
   readonly signal?: AbortSignal;
   /** Attached by the registry inside the pipeline; ignored on input. */

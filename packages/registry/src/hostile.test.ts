@@ -727,6 +727,60 @@ describe('hostile signals', () => {
   });
 });
 
+describe('the agent is opaque', () => {
+  it('passes any agent value through by identity, to interceptors, rewrites and the body, never reading it', async () => {
+    const registry = createToolRegistry();
+    const seen: unknown[] = [];
+    registry.register(
+      echo({
+        execute: (_args, exec) => {
+          seen.push(exec.agent);
+          return [textContent('ran')];
+        },
+      }),
+    );
+    registry.use((exec, next) => {
+      seen.push(exec.agent);
+      return next({ ...exec, arguments: { ...exec.arguments } });
+    });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const loop = {
+      name: 'main',
+      get trap(): never {
+        throw new Error('the registry read the agent');
+      },
+    };
+    const agents: unknown[] = [loop, proxy, 42, null, 'main', Symbol('sub'), [1, 2]];
+    for (const agent of agents) {
+      seen.length = 0;
+      const result = await registry.execute({ callId: 'a', name: 'echo', arguments: {}, agent });
+      expect(result.isError).toBe(false);
+      expect(seen).toHaveLength(2);
+      expect(seen.every((s) => s === agent)).toBe(true);
+    }
+    expect(Object.isFrozen(loop)).toBe(false);
+  });
+
+  it('lets an interceptor set the agent to any value in next()', async () => {
+    const registry = createToolRegistry();
+    let bodySaw: unknown;
+    registry.register(
+      echo({
+        execute: (_args, exec) => {
+          bodySaw = exec.agent;
+          return [textContent('ran')];
+        },
+      }),
+    );
+    const agent = { id: 'sub-1' };
+    registry.use((exec, next) => next({ ...exec, agent }));
+    const result = await registry.execute({ callId: 'b', name: 'echo', arguments: {} });
+    expect(result.isError).toBe(false);
+    expect(bodySaw).toBe(agent);
+  });
+});
+
 describe('revoked proxies', () => {
   it('answers a revoked Proxy in any field of a call with INVALID_ARGS and the callId', async () => {
     const registry = createToolRegistry();
@@ -738,7 +792,6 @@ describe('revoked proxies', () => {
       { callId: 'args', name: 'echo', arguments: proxy },
       { callId: 'nested', name: 'echo', arguments: { x: proxy } },
       { callId: 'name', name: proxy, arguments: {} },
-      { callId: 'agent', name: 'echo', arguments: {}, agent: proxy },
       { callId: 'signal', name: 'echo', arguments: {}, signal: proxy },
     ];
     const results = await Promise.all(execs.map((e) => registry.execute(e as never)));

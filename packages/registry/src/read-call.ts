@@ -31,7 +31,7 @@ export const failure = (
 /**
  * The stage *read the call*: each field of `execute()`'s input read exactly once, inside a `try`
  * (a getter may answer differently the second time, a Proxy may throw), then checked: `callId` and
- * `name` strings, `agent` a string if present, `signal` a real AbortSignal that is not aborted,
+ * `name` strings, `agent` any value (opaque: passed on by identity, never read), `signal` a real AbortSignal that is not aborted,
  * `arguments` a plain object (`undefined` means `{}`), extension fields plain values. `known`
  * receives the call as soon as its callId is read, so that even an internal failure after that
  * point answers with the right callId. Never throws for any input.
@@ -93,13 +93,6 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
       seen,
       Codes.INVALID_ARGS,
       `execute(): the call's tool "name" must be a string (got ${kindOf(name)}).`,
-    );
-  }
-  if (agent !== undefined && typeof agent !== 'string') {
-    return failure(
-      seen,
-      Codes.INVALID_ARGS,
-      `execute(): the call's "agent" must be a string (got ${kindOf(agent)}).`,
     );
   }
   if (typeof extensions === 'string') {

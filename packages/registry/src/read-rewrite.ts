@@ -57,14 +57,6 @@ export function readRewrite(
       'changed the callId or the tool name in next(); only arguments, agent and extension fields may change',
     );
   }
-  if (agent !== undefined && typeof agent !== 'string') {
-    return misuse(
-      state,
-      exec,
-      by,
-      `set "agent" to ${kindOf(agent)} in next(); it must be a string`,
-    );
-  }
   if (typeof extensions === 'string') {
     return misuse(state, exec, by, `passed next() an execution whose ${extensions}`);
   }
@@ -75,7 +67,7 @@ export function readRewrite(
       callId: exec.callId,
       name: exec.name,
       arguments: passed,
-      ...(agent !== undefined && { agent: agent as string }),
+      ...(agent !== undefined && { agent }),
       ...(exec.signal !== undefined && { signal: exec.signal }),
       tool: exec.tool,
     };

@@ -152,7 +152,7 @@ export interface CallRequest {
   readonly name: string;
   /** A plain object, not yet copied or validated. */
   readonly args: object;
-  readonly agent: string | undefined;
+  readonly agent: unknown;
   /** A real AbortSignal, not aborted when it was read. */
   readonly signal: AbortSignal | undefined;
   readonly extensions: Extensions | undefined;
