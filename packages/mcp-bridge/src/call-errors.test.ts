@@ -1,7 +1,7 @@
 import { ToolError } from '@dsh-tools/protocol';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type FailedCall,
   isConnectionError,
@@ -11,6 +11,13 @@ import {
   toolReportedError,
   unavailableError,
 } from './call-errors';
+import { loadSdk } from './sdk';
+
+// The bridge loads the SDK at its first connect and knows the SDK's errors from then on (sdk.ts):
+// these errors are made by hand, so the SDK is loaded here as a connect would.
+beforeAll(async () => {
+  await loadSdk();
+});
 
 const call = (over: Partial<FailedCall> = {}): FailedCall => ({
   server: 'srv',

@@ -1,7 +1,8 @@
 import { ToolError } from '@dsh-tools/protocol';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import type { SdkError } from '@modelcontextprotocol/client';
 import { asError, indent, lastLines, summarize, withCauses } from './format';
 import type { ProcessExit } from './process-transport';
+import { loadedSdk } from './sdk';
 import type { McpServerStatus } from './types';
 
 /** The code the bridge answers a call with when its HTTP response stream ended unanswered. */
@@ -9,12 +10,18 @@ export const STREAM_ENDED = -32099;
 
 /** Whether the SDK gave up waiting for an answer (a request's timeout). */
 export function isTimeout(error: unknown): boolean {
-  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+  const sdk = loadedSdk();
+  return (
+    sdk !== undefined &&
+    error instanceof sdk.SdkError &&
+    error.code === sdk.SdkErrorCode.RequestTimeout
+  );
 }
 
 /** Whether an HTTP server no longer knows the session: the request was refused before it ran. */
 export function isSessionLost(error: unknown): boolean {
-  if (!(error instanceof SdkHttpError)) return false;
+  const sdk = loadedSdk();
+  if (sdk === undefined || !(error instanceof sdk.SdkHttpError)) return false;
   // 404 is the spec's answer for an unknown session; some servers answer 400 and say so.
   if (error.status === 404) return true;
   const text = String((error.data as { text?: unknown } | undefined)?.text ?? error.message);
@@ -27,13 +34,17 @@ export function isSessionLost(error: unknown): boolean {
  * that is really down shows it by refusing connections or by its event stream not coming back.
  */
 export function isConnectionError(error: unknown): boolean {
-  if (error instanceof SdkHttpError) return false;
-  if (error instanceof SdkError) {
-    return (
-      error.code === SdkErrorCode.ConnectionClosed ||
-      error.code === SdkErrorCode.NotConnected ||
-      error.code === SdkErrorCode.SendFailed
-    );
+  const sdk = loadedSdk();
+  if (sdk !== undefined) {
+    if (error instanceof sdk.SdkHttpError) return false;
+    if (error instanceof sdk.SdkError) {
+      const code = sdk.SdkErrorCode;
+      return (
+        error.code === code.ConnectionClosed ||
+        error.code === code.NotConnected ||
+        error.code === code.SendFailed
+      );
+    }
   }
   // fetch() failing outright (refused, reset): a TypeError whose cause has a system code.
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
@@ -70,6 +81,7 @@ export interface FailedCall {
  */
 export function mapCallError(error: unknown, call: FailedCall): ToolError {
   const { server, tool } = call;
+  const sdk = loadedSdk();
   if (call.aborted) {
     return new ToolError(
       'ABORTED',
@@ -112,7 +124,7 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
       { cause: error },
     );
   }
-  if (error instanceof SdkHttpError) {
+  if (sdk && error instanceof sdk.SdkHttpError) {
     // 5xx: the server (or a proxy) failed this one request; 4xx: it refused it.
     const transient = error.status >= 500;
     return new ToolError(
@@ -121,14 +133,14 @@ export function mapCallError(error: unknown, call: FailedCall): ToolError {
       { cause: error, details: { server, tool, status: error.status } },
     );
   }
-  if (error instanceof ProtocolError && error.code === STREAM_ENDED) {
+  if (sdk && error instanceof sdk.ProtocolError && error.code === STREAM_ENDED) {
     return new ToolError(
       'UNAVAILABLE',
       `The call to "${tool}" of MCP server "${server}" failed: ${summarize(error.message)}; the call's outcome is unknown and the connection stays up. Retry, or check the server's logs.`,
       { cause: error, details: { server, tool } },
     );
   }
-  if (error instanceof ProtocolError) {
+  if (sdk && error instanceof sdk.ProtocolError) {
     return new ToolError(
       'MCP_ERROR',
       `MCP server "${server}" refused the call to "${tool}": ${summarize(error.message)}`,

@@ -1,15 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  Client,
-  SdkError,
-  SdkErrorCode,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import type { StreamableHTTPClientTransport, Transport } from '@modelcontextprotocol/client';
 import { isConnectionError, isTimeout, STREAM_ENDED } from './call-errors';
 import { asError, indent, summarize, systemCode, withCauses } from './format';
 import { DEFAULT_MAX_MESSAGE_BYTES, NO_LIMIT } from './limits';
 import { ProcessTransport } from './process-transport';
+import { loadedSdk, loadSdk } from './sdk';
 import type { CallInFlight, Connection, McpHttpServerConfig, McpServerConfig } from './types';
 
 const CLIENT_INFO = { name: 'dsh-tools-mcp-bridge', version: '0.0.0' };
@@ -33,12 +28,14 @@ export interface ConnectionOwner {
 
 /**
  * Starts the server's transport (a process in its own group, or a Streamable HTTP session) and
- * finishes the MCP handshake. Rejects, with the connection shut down, when either fails.
+ * finishes the MCP handshake. Rejects, with the connection shut down, when either fails. The
+ * first call loads the MCP client SDK (`sdk.ts`).
  */
 export async function openConnection(
   config: McpServerConfig,
   owner: ConnectionOwner,
 ): Promise<Connection> {
+  const { Client, StreamableHTTPClientTransport } = await loadSdk();
   let transport: Transport;
   let proc: ProcessTransport | undefined;
   let http: StreamableHTTPClientTransport | undefined;
@@ -104,10 +101,13 @@ export async function openConnection(
 
 /**
  * `promise`, or a timeout `SdkError` (what the SDK's own timeouts throw, so `isTimeout` knows it)
- * once `ms` have passed.
+ * once `ms` have passed. Only called once a connect has loaded the SDK.
  */
 export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   if (ms >= NO_LIMIT) return promise;
+  const sdk = loadedSdk();
+  if (sdk === undefined) throw new Error('withinDeadline: the MCP client SDK is not loaded yet');
+  const { SdkError, SdkErrorCode } = sdk;
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,

@@ -1,9 +1,16 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGES, MAX_TOOLS, NO_LIMIT } from './limits';
 import { listAllTools, type ToolPageSource } from './list-tools';
+import { loadSdk } from './sdk';
 import type { ListedTool } from './types';
+
+// The bridge loads the SDK at its first connect and knows the SDK's errors from then on (sdk.ts):
+// these errors are made by hand, so the SDK is loaded here as a connect would.
+beforeAll(async () => {
+  await loadSdk();
+});
 
 /** A server's pages as a source: page i is answered for the cursor `c<i>`. */
 function pagedSource(pages: readonly (readonly unknown[])[]): {
