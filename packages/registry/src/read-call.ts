@@ -5,10 +5,11 @@ import {
   type ToolErrorCode,
   type ToolExecution,
 } from '@dsh-tools/protocol';
+import { internalErrorResult } from './assemble-result';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { readExtensions } from './extensions';
 import { abortedOf } from './signal';
-import type { CallRequest, Extensions, Failed, Known } from './types';
+import type { CallRequest, Extensions, Failed } from './types';
 
 /** The arguments of a call that sent none. */
 export const EMPTY_ARGS: ToolArgs = Object.freeze({});
@@ -28,21 +29,23 @@ export const failure = (
   details?: unknown,
 ): Failed => ({ failed: errorResult(exec.callId, code, message, details), exec });
 
+/** What observers are shown of a call that fails after its callId (and perhaps name) was read. */
+export const seenOf = (callId: string, name: unknown, args: unknown): ToolExecution => ({
+  callId,
+  name: typeof name === 'string' ? name : '',
+  arguments: args as ToolArgs,
+});
+
 /**
  * The stage *read the call*: each field of `execute()`'s input read exactly once, inside a `try`
  * (a getter may answer differently the second time, a Proxy may throw), then checked: `callId` and
- * `name` strings, `agent` any value (opaque: passed on by identity, never read), `signal` a real AbortSignal that is not aborted,
- * `arguments` a plain object (`undefined` means `{}`), extension fields plain values. `known`
- * receives the call as soon as its callId is read, so that even an internal failure after that
- * point answers with the right callId. Never throws for any input.
+ * `name` strings, `agent` any value (opaque: passed on by identity, never read), `signal` a real
+ * AbortSignal that is not aborted, `arguments` a plain object (`undefined` means `{}`), extension
+ * fields plain values. Never throws for any input: once the callId is read, even a failure inside
+ * the registry answers with that callId. The success path allocates only the request itself.
  */
-export function readCall(raw: unknown, known: Known): CallRequest | Failed {
+export function readCall(raw: unknown): CallRequest | Failed {
   let callId: unknown;
-  let name: unknown;
-  let args: unknown;
-  let agent: unknown;
-  let signal: unknown;
-  let extensions: Extensions | string | undefined;
   try {
     if (!isRecord(raw)) {
       return failure(
@@ -66,7 +69,23 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
       `execute(): the call's "callId" must be a string (got ${kindOf(callId)}).`,
     );
   }
-  known.exec = { callId, name: '', arguments: EMPTY_ARGS };
+  try {
+    return readFields(raw, callId);
+  } catch (error) {
+    return {
+      failed: internalErrorResult(seenOf(callId, undefined, EMPTY_ARGS), 'execute()', error),
+      exec: seenOf(callId, undefined, EMPTY_ARGS),
+    };
+  }
+}
+
+/** The rest of *read the call*, once the callId is known: may throw only on a registry bug. */
+function readFields(raw: Record<string, unknown>, callId: string): CallRequest | Failed {
+  let name: unknown;
+  let args: unknown;
+  let agent: unknown;
+  let signal: unknown;
+  let extensions: Extensions | string | undefined;
   try {
     name = raw.name;
     args = raw.arguments;
@@ -77,27 +96,21 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
     extensions = readExtensions(raw);
   } catch (error) {
     return failure(
-      known.exec,
+      seenOf(callId, undefined, EMPTY_ARGS),
       Codes.INVALID_ARGS,
       `execute(): the call ${quote(callId)} could not be read (${messageOf(error)}).`,
     );
   }
-  const seen: ToolExecution = {
-    callId,
-    name: typeof name === 'string' ? name : '',
-    arguments: args as ToolArgs,
-  };
-  known.exec = seen;
   if (typeof name !== 'string') {
     return failure(
-      seen,
+      seenOf(callId, name, args),
       Codes.INVALID_ARGS,
       `execute(): the call's tool "name" must be a string (got ${kindOf(name)}).`,
     );
   }
   if (typeof extensions === 'string') {
     return failure(
-      seen,
+      seenOf(callId, name, args),
       Codes.INVALID_ARGS,
       `execute(): the call ${quote(callId)}: ${extensions}. Pass the value itself.`,
     );
@@ -115,14 +128,14 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
     }
     if (problem !== undefined) {
       return failure(
-        seen,
+        seenOf(callId, name, args),
         Codes.INVALID_ARGS,
         `execute(): the call's "signal" must be an AbortSignal (${problem}); pass an AbortController's signal, or leave "signal" out.`,
       );
     }
     if (aborted) {
       return failure(
-        seen,
+        seenOf(callId, name, args),
         Codes.ABORTED,
         `The call to tool ${quote(name)} was aborted before it started; nothing ran.`,
       );
@@ -131,7 +144,7 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
   if (args === undefined) args = EMPTY_ARGS;
   if (!isRecord(args)) {
     return failure(
-      seen,
+      seenOf(callId, name, args),
       Codes.INVALID_ARGS,
       `Tool ${quote(name)}: the arguments must be a JSON object (got ${kindOf(args)})${
         typeof args === 'string' ? '; parse the JSON text before calling' : ''
@@ -146,6 +159,5 @@ export function readCall(raw: unknown, known: Known): CallRequest | Failed {
     agent,
     signal: signal as AbortSignal | undefined,
     extensions,
-    seen,
   };
 }

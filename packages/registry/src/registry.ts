@@ -13,20 +13,19 @@ import { assembleResult, internalErrorResult } from './assemble-result';
 import { readDefinition, timeLimitProblem } from './definition';
 import { kindOf, quote } from './describe';
 import { executeAll } from './execute-all';
-import { readCall, UNREADABLE } from './read-call';
+import { readCall, seenOf, UNREADABLE } from './read-call';
 import { resolveTool } from './resolve-tool';
 import { freezeResult } from './results';
 import { type BodyLimits, runBody } from './run-body';
 import { chainFailure, createInterceptorChain } from './run-interceptors';
 import { isAborted } from './signal';
 import type {
-  CallState,
+  CallRequest,
   Checked,
   ExecuteAllOptions,
   Failed,
   Hop,
   InterceptorOptions,
-  Known,
   Prepared,
   RegisteredTool,
   RegistryErrorInfo,
@@ -63,6 +62,54 @@ const checkTime = (value: unknown, fallback: number, what: string, zero: string)
   return value as number;
 };
 
+/** What `onError` is told of an observer that failed while a call's result was being told. */
+const observed = (exec: ToolExecution | undefined): RegistryErrorInfo =>
+  exec === undefined
+    ? { kind: 'observer' }
+    : { kind: 'observer', tool: exec.name, callId: exec.callId };
+
+/** What observers are shown of a call that failed inside the registry after it was read. */
+const seenOfRequest = (request: CallRequest): ToolExecution =>
+  seenOf(request.callId, request.name, request.args);
+
+/**
+ * The call, ready: its execution frozen with the tool view attached (extension fields under the
+ * registry's own), and the state its dispatch shares, in one object.
+ */
+const preparedCall = (
+  request: CallRequest,
+  entry: RegisteredTool,
+  checked: ToolExecutionResult | Checked,
+): Prepared | Failed => {
+  if (!('value' in checked)) {
+    return { failed: checked, exec: seenOfRequest(request) };
+  }
+  const { callId, name, agent, signal, extensions } = request;
+  const fields = {
+    callId,
+    name,
+    arguments: checked.value,
+    ...(agent !== undefined && { agent }),
+    ...(signal !== undefined && { signal }),
+    tool: entry.view,
+  };
+  // Extension fields are rare: a literal that starts with a spread is built field by field.
+  const exec: InterceptedExecution = Object.freeze(
+    extensions === undefined ? fields : { ...extensions, ...fields },
+  );
+  return {
+    raw: request.raw,
+    exec,
+    extensions,
+    entry,
+    signal,
+    original: checked.value,
+    effective: checked.value,
+    misuse: undefined,
+    last: undefined,
+  };
+};
+
 /**
  * Creates a tool registry: tools are registered with their schema and executor, and every call
  * goes through one pipeline of stages, each in its own file: read the call, resolve the tool,
@@ -94,14 +141,14 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   let schemaCache: readonly ToolSchema[] | undefined;
 
   // Emitting is synchronous, so the call being reported is known while observers run.
-  let emitting: { tool?: string; callId?: string } = {};
-  const observerError = (error: unknown): void => report(error, { kind: 'observer', ...emitting });
+  let emitting: ToolExecution | undefined;
+  const observerError = (error: unknown): void => report(error, observed(emitting));
   const changes = createEmitter<[ToolChangeEvent]>({ onError: observerError });
   const results = createEmitter<[ToolExecutionResult, ToolExecution]>({ onError: observerError });
 
   const emitChange = (added: string[], removed: string[]): void => {
     schemaCache = undefined;
-    emitting = {};
+    emitting = undefined;
     changes.emit(Object.freeze({ added: Object.freeze(added), removed: Object.freeze(removed) }));
   };
 
@@ -138,78 +185,58 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   /** The stage *tell the observers*: they see the final, frozen result; one that throws is contained. */
   const finalize = (result: ToolExecutionResult, exec: ToolExecution): ToolExecutionResult => {
     const final = freezeResult(result);
-    emitting = { tool: exec.name, callId: exec.callId };
+    emitting = exec;
     try {
       results.emit(final, exec);
     } finally {
-      emitting = {};
+      emitting = undefined;
     }
     return final;
   };
 
   /**
-   * Read the call, resolve the tool, validate the arguments, then freeze the execution with the
-   * read-only tool view attached. Synchronous unless a Standard Schema validator answers with a
-   * promise; `known` receives the call once its callId is read.
+   * Resolve the tool and validate the arguments of a call that was read, then freeze the execution
+   * with the read-only tool view attached. Synchronous unless a Standard Schema validator answers
+   * with a promise.
    */
-  const prepare = (raw: unknown, known: Known): Prepared | Failed | Promise<Prepared | Failed> => {
-    const request = readCall(raw, known);
-    if ('failed' in request) return request;
+  const prepare = (request: CallRequest): Prepared | Failed | Promise<Prepared | Failed> => {
     const entry = resolveTool(tools, request);
     if ('failed' in entry) return entry;
-    const { callId, name, agent, signal, extensions } = request;
-    const settle = (checked: ToolExecutionResult | Checked): Prepared | Failed => {
-      if (!('value' in checked)) return { failed: checked, exec: request.seen };
-      const fields = {
-        callId,
-        name,
-        arguments: checked.value,
-        ...(agent !== undefined && { agent }),
-        ...(signal !== undefined && { signal }),
-        tool: entry.view,
-      };
-      // Extension fields are rare: a literal that starts with a spread is built field by field.
-      const exec: InterceptedExecution = Object.freeze(
-        extensions === undefined ? fields : { ...extensions, ...fields },
-      );
-      return { raw, entry, exec, extensions, signal };
-    };
-    const checked = checkArguments(entry, callId, request.args);
-    return checked instanceof Promise ? checked.then(settle) : settle(checked);
+    const checked = checkArguments(entry, request.callId, request.args);
+    return checked instanceof Promise
+      ? checked.then((outcome) => preparedCall(request, entry, outcome))
+      : preparedCall(request, entry, checked);
   };
 
-  /** Run the interceptors around the body, assemble the result, tell the observers. */
-  const dispatch = async (prepared: Prepared): Promise<ToolExecutionResult> => {
-    const { entry, exec, extensions, signal } = prepared;
-    if (isAborted(signal)) {
-      return finalize(
-        errorResult(
-          exec.callId,
-          Codes.ABORTED,
-          `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
-        ),
-        exec,
-      );
-    }
-    const state: CallState = {
-      entry,
-      signal,
-      original: exec.arguments,
-      effective: exec.arguments,
-      misuse: undefined,
-      last: undefined,
-    };
-    if (interceptors.size === 0) {
-      return finalize(await runBody(state, exec, extensions, limits), exec);
-    }
-    const hop: Hop = { exec, extensions, state };
-    let produced: ToolExecutionResult;
+  /** Run the interceptors around the body, assemble the result, tell the observers. Never rejects. */
+  const dispatch = async (call: Prepared): Promise<ToolExecutionResult> => {
+    const { exec } = call;
     try {
-      produced = await interceptors.run(hop);
+      if (isAborted(call.signal)) {
+        return finalize(
+          errorResult(
+            exec.callId,
+            Codes.ABORTED,
+            `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
+          ),
+          exec,
+        );
+      }
+      if (interceptors.size === 0) {
+        return finalize(await runBody(call, exec, call.extensions, limits), exec);
+      }
+      const hop: Hop = { exec, extensions: call.extensions, state: call };
+      let produced: ToolExecutionResult;
+      try {
+        produced = await interceptors.run(hop);
+      } catch (error) {
+        produced = chainFailure(error, hop);
+      }
+      return finalize(assembleResult(call, produced), exec);
     } catch (error) {
-      produced = chainFailure(error, hop);
+      // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
+      return internalError(exec, 'execute()', error);
     }
-    return finalize(assembleResult(state, produced), exec);
   };
 
   /** An internal failure as the call's result, observers told (if even that fails, just frozen). */
@@ -227,16 +254,27 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     }
   };
 
-  const execute = async (raw: ToolExecution): Promise<ToolExecutionResult> => {
-    const known: Known = {};
+  /** A prepared call dispatched, or a failed one told to the observers. */
+  const settle = (ready: Prepared | Failed): ToolExecutionResult | Promise<ToolExecutionResult> =>
+    'failed' in ready ? finalize(ready.failed, ready.exec) : dispatch(ready);
+
+  const execute = (raw: ToolExecution): Promise<ToolExecutionResult> => {
+    let request: CallRequest | undefined;
     try {
-      let prepared = prepare(raw, known);
-      if (prepared instanceof Promise) prepared = await prepared;
-      if ('failed' in prepared) return finalize(prepared.failed, prepared.exec);
-      return await dispatch(prepared);
+      const read = readCall(raw);
+      if ('failed' in read) return Promise.resolve(finalize(read.failed, read.exec));
+      request = read;
+      const ready = prepare(read);
+      if (ready instanceof Promise) {
+        const known = read;
+        return ready
+          .then(settle)
+          .catch((error: unknown) => internalError(seenOfRequest(known), 'execute()', error));
+      }
+      return Promise.resolve(settle(ready));
     } catch (error) {
       // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
-      return internalError(known.exec, 'execute()', error);
+      return Promise.resolve(internalError(request && seenOfRequest(request), 'execute()', error));
     }
   };
 
@@ -246,24 +284,23 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     maxConcurrency: defaultConcurrency,
     /** Prepares one call of a turn; an internal failure becomes that call's own result. */
     prepare: async (raw: unknown): Promise<Prepared | Failed> => {
-      const known: Known = {};
+      let request: CallRequest | undefined;
       try {
-        return await prepare(raw, known);
+        const read = readCall(raw);
+        if ('failed' in read) return read;
+        request = read;
+        return await prepare(read);
       } catch (error) {
-        const exec = known.exec ?? UNREADABLE;
+        const exec = request ? seenOfRequest(request) : UNREADABLE;
         return { failed: internalErrorResult(exec, 'executeAll()', error), exec };
       }
     },
     /** Dispatches one call, prepared again if its tool changed since; failures stay its own. */
-    dispatch: async (prepared: Prepared): Promise<ToolExecutionResult> => {
-      try {
-        if (tools.get(prepared.entry.name) === prepared.entry && !isAborted(prepared.signal)) {
-          return await dispatch(prepared);
-        }
-        return await execute(prepared.raw as ToolExecution);
-      } catch (error) {
-        return internalError(prepared.exec, 'executeAll()', error);
+    dispatch: (prepared: Prepared): Promise<ToolExecutionResult> => {
+      if (tools.get(prepared.entry.name) === prepared.entry && !isAborted(prepared.signal)) {
+        return dispatch(prepared);
       }
+      return execute(prepared.raw as ToolExecution);
     },
     fail: (failed: Failed): ToolExecutionResult => finalize(failed.failed, failed.exec),
   };
@@ -284,8 +321,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     const contained = (...args: unknown[]): void => {
       const returned = (listener as (...a: unknown[]) => unknown)(...args);
       if (returned instanceof Promise) {
-        const context = emitting;
-        returned.catch((error: unknown) => report(error, { kind: 'observer', ...context }));
+        const info = observed(emitting);
+        returned.catch((error: unknown) => report(error, info));
       }
     };
     if (event === 'change') return changes.on(contained as (e: ToolChangeEvent) => void);

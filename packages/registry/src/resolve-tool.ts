@@ -1,6 +1,6 @@
 import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
 import { quote } from './describe';
-import { failure } from './read-call';
+import { failure, seenOf } from './read-call';
 import { closestNames } from './suggest';
 import type { CallRequest, Failed, RegisteredTool } from './types';
 
@@ -17,7 +17,7 @@ export function resolveTool(
   const name = quote(request.name);
   const suggestions = closestNames(request.name, tools.keys());
   return failure(
-    request.seen,
+    seenOf(request.callId, request.name, request.args),
     Codes.UNKNOWN_TOOL,
     suggestions.length > 0
       ? `Unknown tool ${name}. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call a tool by its exact name.`

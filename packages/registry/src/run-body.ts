@@ -118,15 +118,7 @@ export function runBody(
   const limit = entry.timeoutMs ?? limits.timeoutMs;
   if (limit <= 0 && !caller) {
     // Nothing can stop this call: no timers, no listeners, a signal that never aborts.
-    let idle: AbortController | undefined;
-    const bodyExec = bodyExecution(exec, extensions, () => {
-      idle ??= new AbortController();
-      return idle.signal;
-    });
-    return startBody(entry, exec, bodyExec).then(
-      (output) => keep(state, resultFromOutput(entry.name, callId, output)),
-      (error: unknown) => keep(state, resultFromThrow(entry.name, callId, error)),
-    );
+    return runBare(state, entry, exec, extensions);
   }
   return runWithDeadline(
     (signal) => startBody(entry, exec, bodyExecution(exec, extensions, signal)),
@@ -154,6 +146,27 @@ export function runBody(
       ...(limits.timers !== undefined && { timers: limits.timers }),
     },
   ).then((outcome) => keep(state, resultOf(outcome, entry, callId, limit)));
+}
+
+/** A body nothing can stop, run bare: an async function, so no closures per call for its outcome. */
+async function runBare(
+  state: CallState,
+  entry: RegisteredTool,
+  exec: InterceptedExecution,
+  extensions: Extensions | undefined,
+): Promise<ToolExecutionResult> {
+  let idle: AbortController | undefined;
+  const bodyExec = bodyExecution(exec, extensions, () => {
+    idle ??= new AbortController();
+    return idle.signal;
+  });
+  let output: unknown;
+  try {
+    output = await entry.execute(exec.arguments, bodyExec);
+  } catch (error) {
+    return keep(state, resultFromThrow(entry.name, exec.callId, error));
+  }
+  return keep(state, resultFromOutput(entry.name, exec.callId, output));
 }
 
 /**

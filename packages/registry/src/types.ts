@@ -156,8 +156,6 @@ export interface CallRequest {
   /** A real AbortSignal, not aborted when it was read. */
   readonly signal: AbortSignal | undefined;
   readonly extensions: Extensions | undefined;
-  /** What observers are shown of the call if it fails before it is prepared. */
-  readonly seen: ToolExecution;
 }
 
 /** A call that failed before dispatch, with what observers are shown of it. */
@@ -166,23 +164,9 @@ export interface Failed {
   readonly exec: ToolExecution;
 }
 
-/** What preparing a call learned before it failed: the call, once its callId was read. */
-export interface Known {
-  exec?: ToolExecution;
-}
-
 /** Arguments that passed validation: a deep-frozen copy (or a Standard Schema's frozen output). */
 export interface Checked {
   readonly value: ToolArgs;
-}
-
-/** A call that is ready to dispatch: resolved, validated, frozen. */
-export interface Prepared {
-  readonly raw: unknown;
-  readonly entry: RegisteredTool;
-  readonly exec: InterceptedExecution;
-  readonly extensions: Extensions | undefined;
-  readonly signal: AbortSignal | undefined;
 }
 
 /** What every stage of one dispatched call shares, and may update. */
@@ -200,6 +184,17 @@ export interface CallState {
    * hands back exactly what `next()` resolved with returns this object, which needs no check.
    */
   last: ToolExecutionResult | undefined;
+}
+
+/**
+ * A call that is ready to dispatch (resolved, validated, frozen), and from then on its state: one
+ * object for the whole call, since every allocation on this path is paid by every call.
+ */
+export interface Prepared extends CallState {
+  /** The call as the caller gave it, to prepare it again if its tool changes (executeAll). */
+  readonly raw: unknown;
+  readonly exec: InterceptedExecution;
+  readonly extensions: Extensions | undefined;
 }
 
 /** One execution on its way through the interceptors to the body, with its call's state. */
