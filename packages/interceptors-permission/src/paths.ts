@@ -1,6 +1,17 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, join, posix, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import type Picomatch from 'picomatch';
+
+let picomatchModule: typeof Picomatch | undefined;
+/**
+ * picomatch, required at the first path rule compiled rather than at import: a host that imports
+ * the package (or the `dsh-tools` meta-package) without path rules never pays for it. A
+ * synchronous require, because compiling rules and matching are synchronous (picomatch is
+ * CommonJS, so this is the module an import would have given).
+ */
+const picomatch = (): typeof Picomatch =>
+  (picomatchModule ??= createRequire(import.meta.url)('picomatch') as typeof Picomatch);
 
 /** Where an argument path really leads, and where it seems to lead. */
 export interface ResolvedPath {
@@ -95,7 +106,7 @@ export interface PathPattern {
 
 const compile = (glob: string): PathPattern => {
   // A rule on a directory covers what is inside it, as a gitignore entry does.
-  const matcher = picomatch(glob.endsWith('/**') ? glob : [glob, `${glob}/**`], { dot: true });
+  const matcher = picomatch()(glob.endsWith('/**') ? glob : [glob, `${glob}/**`], { dot: true });
   const segments = glob.split('/').filter((s) => s !== '');
   const literal: string[] = [];
   for (const s of segments) {
@@ -165,7 +176,9 @@ const segmentsMatch = (a: string, b: string): boolean => {
   const bGlob = GLOB_CHARS.test(b);
   if (!aGlob && !bGlob) return a === b;
   if (aGlob && bGlob) return true;
-  return aGlob ? picomatch.isMatch(b, a, { dot: true }) : picomatch.isMatch(a, b, { dot: true });
+  return aGlob
+    ? picomatch().isMatch(b, a, { dot: true })
+    : picomatch().isMatch(a, b, { dot: true });
 };
 
 /**

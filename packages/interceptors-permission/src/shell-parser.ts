@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Parser } from 'web-tree-sitter';
 
 /** A syntax node copied out of the parser into plain JavaScript (cheap to walk). */
 export interface ShellNode {
@@ -24,10 +24,13 @@ let parser: Parser | undefined;
 
 /**
  * Loads tree-sitter and its bash grammar (wasm) once per process. Async because WebAssembly
- * compiles asynchronously; after it resolves, parsing is synchronous.
+ * compiles asynchronously; after it resolves, parsing is synchronous. tree-sitter's JavaScript is
+ * imported here too, not at the top: importing the package must stay cheap for a host that never
+ * checks a shell command.
  */
 export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const require = createRequire(import.meta.url);
     const wasm = await readFile(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
