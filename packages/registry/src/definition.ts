@@ -7,9 +7,12 @@ import type {
   ToolSource,
   ToolView,
 } from '@dsh-tools/protocol';
+import { checkBudget, DEFAULT_MAX_SCHEMA_BYTES, utf8Bytes } from './compile-schema';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { copyJson } from './json-check';
+import { SchemaRefusal } from './schema-check';
 import type { RegisteredTool } from './types';
+import { type Compiled, compileParameters } from './validation';
 
 /** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -35,13 +38,27 @@ const describeSource = (source: ToolSource): string =>
       ? `plugin ${quote(source.plugin)}`
       : 'a local registration';
 
+/** What registration holds every definition to (registry options). */
+export interface DefinitionLimits {
+  /** The schema budget: description plus parameters as JSON, UTF-8 bytes. Default 64 KiB. */
+  readonly maxSchemaBytes?: number;
+}
+
 /**
  * Reads and checks a definition once, at registration, so that a malformed tool fails where it
  * is registered (with what to fix) rather than on the model's first call. Accepts what
  * `defineTool` produces and raw JSON-Schema definitions as an MCP server sends them (a missing
  * `description` becomes `""`).
+ *
+ * Schemas fail closed: the description plus the parameters must fit the schema budget, and
+ * (unless a Standard Schema `inputValidator` validates instead) the parameters are compiled here,
+ * synchronously, to a validator that enforces them, or the tool is refused with the path in the
+ * schema and what to do. No tool ever runs unvalidated because its schema was odd.
  */
-export const readDefinition = (definition: unknown): RegisteredTool => {
+export const readDefinition = (
+  definition: unknown,
+  limits: DefinitionLimits = {},
+): RegisteredTool => {
   if (!isRecord(definition)) {
     throw new TypeError(
       `register(): a tool definition must be an object with name, description, parameters and execute (got ${kindOf(definition)}).`,
@@ -182,6 +199,23 @@ export const readDefinition = (definition: unknown): RegisteredTool => {
   }
 
   const frozenParameters = (copied as { value: unknown }).value as ObjectJsonSchema;
+  const parametersJson = JSON.stringify(frozenParameters);
+  let checked: Compiled | undefined;
+  try {
+    checkBudget(
+      utf8Bytes(description as string) + utf8Bytes(parametersJson),
+      limits.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES,
+      'its description plus parameters as JSON',
+      'createToolRegistry({ maxSchemaBytes })',
+    );
+    // A Standard Schema validator validates instead: the parameters are only what the model sees.
+    if (inputValidator === undefined) checked = compileParameters(frozenParameters, parametersJson);
+  } catch (error) {
+    if (!(error instanceof SchemaRefusal)) throw error;
+    fail(
+      `its schema is refused: ${error.message}. The registry runs no tool whose schema it cannot enforce.`,
+    );
+  }
   const frozenSource = Object.freeze(source) as unknown as ToolSource;
   const frozenHints = Object.freeze(h) as Readonly<ToolHints>;
   const schema: ToolSchema = Object.freeze({
@@ -204,7 +238,7 @@ export const readDefinition = (definition: unknown): RegisteredTool => {
     timeoutMs: timeoutMs as number | undefined,
     inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
     holder: describeSource(frozenSource),
-    compiled: undefined,
+    compiled: checked,
     disposed: false,
   };
 };

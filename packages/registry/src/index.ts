@@ -1,3 +1,4 @@
+export { type CompileSchemaOptions, compileSchema, type SchemaValidator } from './compile-schema';
 export { TOOL_NAME } from './definition';
 export { createToolRegistry } from './registry';
 export type {

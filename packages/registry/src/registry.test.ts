@@ -303,16 +303,23 @@ describe('execute', () => {
     }
   });
 
-  it('skips validation, with a warning, for a schema the engine cannot compile', async () => {
+  it('refuses at registration a schema the engine cannot enforce, and warns of an ignored format', async () => {
+    // Before issue 9 this tool was registered and ran without argument validation; schemas
+    // now fail closed: register throws, naming the tool, the path in the schema and what to do.
     const { errors, onError } = quiet();
     const registry = createToolRegistry({ onError });
-    registry.register({
-      ...readFile(),
-      parameters: {
-        type: 'object',
-        properties: { p: { $ref: 'https://example.invalid/remote.json' } },
-      },
-    });
+    expect(() =>
+      registry.register({
+        ...readFile(),
+        parameters: {
+          type: 'object',
+          properties: { p: { $ref: 'https://example.invalid/remote.json' } },
+        },
+      }),
+    ).toThrow(
+      /tool "read_file": its schema is refused: at "\/properties\/p\/\$ref".*points outside the schema/,
+    );
+    expect(registry.has('read_file')).toBe(false);
     registry.register({
       ...readFile(),
       name: 'odd_format',
@@ -322,20 +329,12 @@ describe('execute', () => {
       },
     });
     expect(errors).toEqual([]);
-    const first = await registry.execute(call('read_file', { p: 1 }));
-    const second = await registry.execute(call('read_file', { p: 2 }));
-    expect(first.isError).toBe(false);
-    expect(second.isError).toBe(false);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]?.info).toEqual({ kind: 'schema', tool: 'read_file' });
-    expect(String(errors[0]?.error)).toMatch(
-      /could not be compiled.*run without argument validation/,
-    );
     // An unknown format is ignored (with a warning), the rest of the schema still applies.
     expect((await registry.execute(call('odd_format', { p: 'x' }))).isError).toBe(false);
     expect((await registry.execute(call('odd_format', { p: 1 }))).error?.code).toBe('INVALID_ARGS');
-    expect(errors[1]?.info).toEqual({ kind: 'schema', tool: 'odd_format' });
-    expect(String(errors[1]?.error)).toMatch(/unknown format "x-server-format"/);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.info).toEqual({ kind: 'schema', tool: 'odd_format' });
+    expect(String(errors[0]?.error)).toMatch(/unknown format "x-server-format"/);
   });
 });
 

@@ -31,6 +31,13 @@ export interface ToolRegistryOptions {
   /** How many calls {@link ToolRegistry.executeAll} overlaps at most (default 10). */
   readonly maxConcurrency?: number;
   /**
+   * The schema budget of every tool, in UTF-8 bytes: its `description` plus its `parameters` as
+   * JSON (default 65536, 64 KiB; a whole number >= 1). A tool over budget is refused by
+   * `register`, with its size and this limit: a schema the model reads on every turn, and the
+   * registry compiles synchronously, must stay small.
+   */
+  readonly maxSchemaBytes?: number;
+  /**
    * Receives problems the registry contains instead of throwing: a body settling after its call
    * already resolved, an observer that threw, a schema that could not be compiled. Default:
    * `console.warn`. An `onError` that throws is ignored.
@@ -44,8 +51,9 @@ export interface RegistryErrorInfo {
    * - `late-settlement`: a tool body settled after its call had resolved `TIMEOUT` or `ABORTED`;
    *   its outcome was discarded.
    * - `observer`: a `change` or `result` listener threw (or rejected); the others still ran.
-   * - `schema`: a tool's `parameters` could not be compiled (its calls run unvalidated), or the
-   *   engine warned while compiling it (say, an unknown format that it will ignore).
+   * - `schema`: the engine warned while compiling a tool's `parameters` (say, an unknown format
+   *   that it ignores, as JSON Schema does). A schema that cannot be enforced is never reported
+   *   here: `register` refuses the tool.
    */
   readonly kind: 'late-settlement' | 'observer' | 'schema';
   readonly tool?: string;
@@ -128,8 +136,11 @@ export interface RegisteredTool {
   readonly inputValidator: ToolInputValidator<unknown> | undefined;
   /** Who holds the name, for the duplicate message. */
   readonly holder: string;
-  /** `undefined` until the first call compiles `parameters`; `null` when it could not compile. */
-  compiled: Compiled | null | undefined;
+  /**
+   * The compiled `parameters`, made at registration (fail closed: a schema that cannot be
+   * enforced refuses the tool); `undefined` for a tool validated by its Standard Schema.
+   */
+  compiled: Compiled | undefined;
   /** Set by the disposer: a call still in flight may compile later, and must then release. */
   disposed: boolean;
 }

@@ -33,30 +33,38 @@ export const invalidArgs = (
     { violations: check.violations, more: check.more },
   );
 
+const warned = new WeakSet<RegisteredTool>();
+
 /**
- * The tool's compiled `parameters`: compiled on its first call and cached on the entry, or `null`
- * (reported once) when the engine cannot compile them, and the tool runs unvalidated.
+ * The tool's compiled `parameters`. Registration compiles them (and refuses the tool when they
+ * cannot be enforced); an entry made without that compiles here, fail closed: `undefined` when
+ * the schema is refused, and the call is refused with it. What the engine warned while compiling
+ * (an unknown format it ignores) is reported once per tool, on its first call.
  */
-const compiledFor = (entry: RegisteredTool, report: Report): Compiled | null => {
-  if (entry.compiled === undefined) {
-    const warn = (message: string) =>
-      report(new Error(`Tool "${entry.name}": ${message}`), { kind: 'schema', tool: entry.name });
-    const outcome = compileParameters(entry.schema.parameters, warn);
-    if ('error' in outcome) {
-      entry.compiled = null;
+const compiledFor = (entry: RegisteredTool, report: Report): Compiled | undefined => {
+  if (!entry.compiled) {
+    const json = JSON.stringify(entry.schema.parameters);
+    try {
+      entry.compiled = compileParameters(entry.schema.parameters, json);
+    } catch (error) {
       report(
-        new Error(
-          `Tool "${entry.name}": its parameters schema could not be compiled (${outcome.error}); calls to it run without argument validation. Fix the schema to validate them.`,
-        ),
-        { kind: 'schema', tool: entry.name },
+        new Error(`Tool "${entry.name}": its parameters schema is refused: ${messageOf(error)}`),
+        {
+          kind: 'schema',
+          tool: entry.name,
+        },
       );
-    } else {
-      entry.compiled = outcome;
-      // Compiled for a call that outlived its tool: usable for that call, owned by no one.
-      if (entry.disposed) outcome.release();
+      return undefined;
     }
   }
-  return entry.compiled;
+  const compiled = entry.compiled;
+  if (compiled.warnings.length > 0 && !warned.has(entry)) {
+    warned.add(entry);
+    for (const message of compiled.warnings) {
+      report(new Error(`Tool "${entry.name}": ${message}`), { kind: 'schema', tool: entry.name });
+    }
+  }
+  return compiled;
 };
 
 /**
@@ -103,7 +111,13 @@ export function validateArguments(
     );
   }
   const compiled = compiledFor(entry, report);
-  if (!compiled) return { value: copy };
+  if (!compiled) {
+    return errorResult(
+      callId,
+      Codes.INVALID_ARGS,
+      `Tool "${entry.name}": its parameters schema cannot be enforced, so no call to it runs. Fix the tool's schema.`,
+    );
+  }
   try {
     const failure = compiled.validate(copy);
     return failure ? invalidArgs(callId, entry.name, failure, preface) : { value: copy };

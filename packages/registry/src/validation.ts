@@ -1,8 +1,6 @@
 import type { ObjectJsonSchema, ToolInputValidator } from '@dsh-tools/protocol';
-import { Ajv as Ajv07, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compileChecked } from './compile-schema';
 import { kindOf } from './describe';
 import { MAX_VIOLATIONS, pointerSegment, type Violation } from './json-check';
 
@@ -20,188 +18,63 @@ export type ArgsFailure = Extract<ArgsCheck, { readonly ok: false }>;
  */
 export type CompiledSchema = (args: unknown) => ArgsFailure | undefined;
 
-/**
- * One shared engine per JSON Schema dialect (and property mode), made on first use. Sharing matters: a new Ajv costs
- * milliseconds (it compiles its meta-schemas), a compile on a shared one a fraction of that.
- *
- * - `strict: false`: MCP servers send keywords and formats no validator knows; they are ignored,
- *   not refused.
- * - `allErrors: true`: a model fixes every problem in one retry only if it hears of all of them.
- * - `ownProperties` only for schemas that need it (see {@link namesPrototypeMember}).
- * - `addUsedSchema: false`: two servers' schemas with the same `$id` must not collide.
- * - `validateSchema: false` and `code.optimize: false`: measured, these halve compile time
- *   (0.6 ms → 0.3 ms for a typical tool) without slowing validation; a schema that is invalid
- *   still fails to compile and is reported.
- * - No `verbose`: it makes compiled code a third larger and slower to compile; messages find the
- *   offending value in the arguments themselves (failures only).
- * - No `useDefaults`, `coerceTypes` or `removeAdditional`: validation never mutates arguments.
- */
-const engineOptions = (ownProperties: boolean): Options => ({
-  strict: false,
-  allErrors: true,
-  ownProperties,
-  addUsedSchema: false,
-  validateSchema: false,
-  code: { optimize: false },
-  logger: {
-    log: () => {},
-    warn: (...args: unknown[]) => warnSink?.(args.join(' ')),
-    error: () => {},
-  },
-});
-
-type Engine = InstanceType<typeof Ajv07>;
-type Dialect = '07' | '2019' | '2020';
-let warnSink: ((message: string) => void) | undefined;
-const engines = new Map<string, Engine>();
-
-const engine = (dialect: Dialect, ownProperties: boolean): Engine => {
-  const key = `${dialect}${ownProperties ? '+own' : ''}`;
-  let found = engines.get(key);
-  if (!found) {
-    const Class = dialect === '07' ? Ajv07 : dialect === '2019' ? Ajv2019 : Ajv2020;
-    found = new Class(engineOptions(ownProperties));
-    addFormats(found);
-    engines.set(key, found);
-  }
-  return found;
-};
-
-/**
- * Which dialects to try, in order, for a schema's `$schema`. Without one, 2020-12 (the MCP
- * default dialect) is tried first and draft-07 (what most generators still emit) second.
- */
-const dialectsFor = (schema: ObjectJsonSchema): Dialect[] => {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-0[4-7]/.test(dialect)) return ['07', '2020'];
-  if (dialect.includes('2019-09')) return ['2019', '2020'];
-  return ['2020', '07'];
-};
-
-/**
- * Whether a schema names anything that `Object.prototype` also has (`constructor`, `toString`,
- * `__proto__`, ...), anywhere: as a key or as a string. Only such schemas need Ajv's
- * `ownProperties` mode, where `required: ["constructor"]` is not satisfied by
- * `Object.prototype.constructor`; it costs every property check a `hasOwnProperty` call (measured:
- * validation twice as slow), so the others do without. Arguments reach the validator only after
- * the JSON check, which admits plain objects alone, so an inherited property can only ever come
- * from `Object.prototype` itself.
- */
-const namesPrototypeMember = (value: unknown): boolean => {
-  if (typeof value === 'string') return value in Object.prototype;
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(namesPrototypeMember);
-  for (const key of Object.keys(value)) {
-    if (key in Object.prototype || namesPrototypeMember((value as Record<string, unknown>)[key])) {
-      return true;
-    }
-  }
-  return false;
-};
-
-/** A compiled schema, and how to release it from its engine's cache when the tool goes away. */
+/** A compiled schema, and what the engine warned while compiling it (say, an unknown format). */
 export interface Compiled {
   readonly validate: CompiledSchema;
+  readonly warnings: readonly string[];
+  /**
+   * Kept for the registry's disposer. Nothing to do: a compiled schema is owned by the tools that
+   * hold it, and its engine is garbage once the last of them (and the recent cache) lets go.
+   */
   readonly release: () => void;
 }
 
-/** A compiled schema shared by every tool whose schema has the same JSON text. */
-interface Shared {
-  readonly validate: CompiledSchema;
-  readonly remove: () => void;
-  readonly warnings: readonly string[];
-  refs: number;
-}
-
 /**
- * Compiled schemas by JSON text. Compiling is the expensive part of validation (a few hundred
- * µs a tool), and the same schemas come back again and again: an MCP server that reconnects or
- * announces `tools/list_changed` is re-registered with the schemas it had, and a host may keep
- * one registry per agent over the same tools. Entries no tool uses any more stay for a while
- * ({@link MAX_IDLE}, least recently released first out) and are then removed from their engine.
+ * Compiled schemas by JSON text, while any tool holds them. Compiling is the expensive part of
+ * validation (about a millisecond a tool), and the same schemas come back again and again: an
+ * MCP server that reconnects or announces `tools/list_changed` is re-registered with the schemas
+ * it had, and a host may keep one registry per agent over the same tools. Entries are weak, so a
+ * registration that throws after compiling (a duplicate name) leaks nothing; the last
+ * {@link RECENT} compiled schemas are also held strongly, so a tool disposed and registered again
+ * soon compiles nothing.
  */
-const shared = new Map<string, Shared>();
-const idle = new Set<string>();
-const MAX_IDLE = 256;
+const live = new Map<string, WeakRef<Compiled>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (live.get(key)?.deref() === undefined) live.delete(key);
+});
+const recent = new Map<string, Compiled>();
+const RECENT = 64;
+const release = (): void => {};
 
-const acquire = (key: string, entry: Shared): Compiled => {
-  entry.refs++;
-  idle.delete(key);
-  let released = false;
-  return {
-    validate: entry.validate,
-    release: () => {
-      if (released) return;
-      released = true;
-      if (--entry.refs > 0) return;
-      idle.add(key);
-      if (idle.size > MAX_IDLE) {
-        const oldest = idle.values().next().value as string;
-        idle.delete(oldest);
-        shared.get(oldest)?.remove();
-        shared.delete(oldest);
-      }
-    },
-  };
+const remember = (key: string, compiled: Compiled): void => {
+  recent.delete(key);
+  recent.set(key, compiled);
+  if (recent.size > RECENT) recent.delete(recent.keys().next().value as string);
 };
 
 /**
- * Compiles a tool's `parameters`. Returns `{ error }` when no engine can compile the schema
- * (an unknown `$ref`, an invalid regular expression, a malformed keyword): the caller then skips
- * validation for that tool and reports why, instead of refusing every call to it. Warnings the
- * engine raises while compiling (say, an unknown format that it will ignore) go to `warn`, also
- * when the compiled schema is shared with a tool compiled earlier.
+ * Compiles a tool's `parameters` (already a frozen plain-JSON copy), fail closed: throws
+ * `SchemaRefusal` naming the path in the schema and what to do when the schema cannot be
+ * enforced (see `compileChecked`). `json` is the schema's JSON text, the cache key.
  */
-export const compileParameters = (
-  schema: ObjectJsonSchema,
-  warn: (message: string) => void,
-): Compiled | { readonly error: string } => {
-  const ownProperties = namesPrototypeMember(schema);
-  const key = `${ownProperties ? 'own' : 'any'}:${JSON.stringify(schema)}`;
-  const found = shared.get(key);
+export const compileParameters = (schema: ObjectJsonSchema, json: string): Compiled => {
+  const found = live.get(json)?.deref();
   if (found) {
-    for (const message of found.warnings) warn(message);
-    return acquire(key, found);
+    remember(json, found);
+    return found;
   }
-  const failures: string[] = [];
-  const warnings: string[] = [];
-  const previousSink = warnSink;
-  warnSink = (message) => {
-    // Ajv repeats some warnings (an unknown format, once per pass over the schema).
-    if (warnings.includes(message)) return;
-    warnings.push(message);
-    warn(message);
-  };
-  try {
-    for (const dialect of dialectsFor(schema)) {
-      const ajv = engine(dialect, ownProperties);
-      let fn: ValidateFunction;
-      try {
-        fn = ajv.compile(schema);
-      } catch (error) {
-        ajv.removeSchema(schema);
-        failures.push(error instanceof Error ? error.message : String(error));
-        continue;
-      }
-      const entry: Shared = {
-        validate: wrapAjv(fn),
-        remove: () => ajv.removeSchema(schema),
-        warnings,
-        refs: 0,
-      };
-      shared.set(key, entry);
-      return acquire(key, entry);
-    }
-  } finally {
-    warnSink = previousSink;
-  }
-  return { error: failures[0] ?? 'the schema could not be compiled' };
+  const { validate, warnings } = compileChecked(schema);
+  const compiled: Compiled = { validate: wrapAjv(validate), warnings, release };
+  live.set(json, new WeakRef(compiled));
+  forget.register(compiled, json);
+  remember(json, compiled);
+  return compiled;
 };
 
 const wrapAjv =
   (fn: ValidateFunction): CompiledSchema =>
   (args) => {
-    if (fn(args)) return undefined;
+    if (fn(args) === true) return undefined;
     const errors = fn.errors ?? [];
     const violations: Violation[] = [];
     for (let i = 0; i < errors.length && i < MAX_VIOLATIONS; i++) {

@@ -1,0 +1,286 @@
+import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { copyJson } from './json-check';
+import { checkSchema, SchemaRefusal } from './schema-check';
+import { linearFormats } from './schema-formats';
+import { loadModule } from './schema-load';
+import { linearPattern } from './schema-regex';
+
+/** The default schema budget of a tool: its description plus its parameters as JSON, in bytes. */
+export const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
+
+type Dialect = '07' | '2019' | '2020';
+type AjvConstructor = new (options: Options) => AjvClass;
+
+let classes: Record<Dialect, AjvConstructor> | undefined;
+const ajvClass = (dialect: Dialect): AjvConstructor => {
+  classes ??= {
+    '07': loadModule<{ Ajv: AjvConstructor }>('ajv').Ajv,
+    '2019': loadModule<{ Ajv2019: AjvConstructor }>('ajv/dist/2019.js').Ajv2019,
+    '2020': loadModule<{ Ajv2020: AjvConstructor }>('ajv/dist/2020.js').Ajv2020,
+  };
+  return classes[dialect];
+};
+
+/**
+ * Ajv's `code.regExp` hook: every `pattern` and `patternProperties` key of a compiled schema
+ * runs on the linear-time engine. `code` only names it in generated standalone code (unused).
+ */
+const regExp = Object.assign((pattern: string, flags: string) => linearPattern(pattern, flags), {
+  code: 'linearPattern',
+});
+
+/**
+ * Options of every engine. Each compiled schema gets an engine of its own (`meta: false` makes
+ * one cheap: no meta-schemas to compile), dropped with the last tool that uses it: a shared engine
+ * keeps the code of every schema it ever compiled (`removeSchema` does not release it), which
+ * grew the heap by tens of megabytes per few thousand tools that came and went.
+ *
+ * - `strict: false`: MCP servers send keywords and formats no validator knows; they are
+ *   annotations and are ignored, as JSON Schema says.
+ * - `allErrors: true`: a model fixes every problem in one retry only if it hears of all of them.
+ * - `ownProperties` only for schemas that need it (see {@link namesPrototypeMember}).
+ * - `validateSchema: false`: the schema was already checked against its meta-schema, once, by
+ *   the shared checking engine.
+ * - `code.optimize: false`: measured, halves compile time without slowing validation.
+ * - No `$data`, `verbose`, `useDefaults`, `coerceTypes`, `removeAdditional`, `discriminator`,
+ *   `loadSchema`: validation is synchronous, never mutates arguments, and fetches nothing.
+ */
+const engineOptions = (ownProperties: boolean, meta: boolean): Options => ({
+  strict: false,
+  allErrors: true,
+  ownProperties,
+  meta,
+  addUsedSchema: false,
+  validateSchema: false,
+  code: { optimize: false, regExp },
+  logger: {
+    log: () => {},
+    warn: (...args: unknown[]) => warnSink?.(args.join(' ')),
+    error: () => {},
+  },
+});
+let warnSink: ((message: string) => void) | undefined;
+
+const freshEngine = (dialect: Dialect, ownProperties: boolean): AjvClass => {
+  const Class = ajvClass(dialect);
+  const ajv = new Class(engineOptions(ownProperties, false));
+  for (const [name, format] of linearFormats()) {
+    ajv.addFormat(name, format as Parameters<AjvClass['addFormat']>[1]);
+  }
+  return ajv;
+};
+
+/** One engine per dialect with its meta-schema, only to check schemas (it compiles none). */
+const checkers = new Map<Dialect, AjvClass>();
+const checker = (dialect: Dialect): AjvClass => {
+  let found = checkers.get(dialect);
+  if (!found) {
+    found = new (ajvClass(dialect))({ ...engineOptions(false, true), validateSchema: true });
+    checkers.set(dialect, found);
+  }
+  return found;
+};
+
+/**
+ * Which dialects to try, in order, for a schema's `$schema`. Without one, 2020-12 (the MCP
+ * default dialect) is tried first and draft-07 (what most generators still emit) second.
+ */
+const dialectsFor = (schema: unknown): Dialect[] => {
+  const named =
+    typeof schema === 'object' && schema !== null
+      ? (schema as { $schema?: unknown }).$schema
+      : undefined;
+  const dialect = typeof named === 'string' ? named : '';
+  if (/draft-0[4-7]/.test(dialect)) return ['07', '2020'];
+  if (dialect.includes('2019-09')) return ['2019', '2020'];
+  return ['2020', '07'];
+};
+
+/**
+ * Whether a schema names anything that `Object.prototype` also has (`constructor`, `toString`,
+ * `__proto__`, ...), anywhere: as a key or as a string. Only such schemas need Ajv's
+ * `ownProperties` mode, where `required: ["constructor"]` is not satisfied by
+ * `Object.prototype.constructor`; it costs every property check a `hasOwnProperty` call (measured:
+ * validation twice as slow), so the others do without. Arguments reach the validator only after
+ * the JSON check, which admits plain objects alone, so an inherited property can only ever come
+ * from `Object.prototype` itself.
+ */
+const namesPrototypeMember = (value: unknown): boolean => {
+  if (typeof value === 'string') return value in Object.prototype;
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(namesPrototypeMember);
+  for (const key of Object.keys(value)) {
+    if (key in Object.prototype || namesPrototypeMember((value as Record<string, unknown>)[key])) {
+      return true;
+    }
+  }
+  return false;
+};
+
+/** The first meta-schema violation, as a refusal naming its path in the schema. */
+const metaProblem = (errors: readonly ErrorObject[] | null | undefined): SchemaRefusal => {
+  const first = errors?.[0];
+  if (!first) return new SchemaRefusal('', 'it is not a valid JSON Schema');
+  const params = first.params as Record<string, unknown>;
+  const detail =
+    first.keyword === 'enum' && Array.isArray(params.allowedValues)
+      ? `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+      : (first.message ?? `does not satisfy "${first.keyword}"`);
+  return new SchemaRefusal(first.instancePath, `${detail} (it is not a valid JSON Schema there)`);
+};
+
+/** A schema compiled to a synchronous validator that enforces it, and the warnings it raised. */
+export interface CompiledValidator {
+  readonly validate: ValidateFunction;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Compiles a schema that passed the budget, or throws {@link SchemaRefusal}: the schema must be
+ * valid against its dialect's meta-schema, pass {@link checkSchema} (no `$async`, references that
+ * resolve inside it, no cycle without data in between, linear-time patterns), and compile.
+ */
+export const compileChecked = (schema: unknown): CompiledValidator => {
+  checkSchema(schema);
+  const ownProperties = namesPrototypeMember(schema);
+  let first: SchemaRefusal | undefined;
+  for (const dialect of dialectsFor(schema)) {
+    const meta = checker(dialect);
+    if (!meta.validateSchema(schema as object)) {
+      first ??= metaProblem(meta.errors);
+      continue;
+    }
+    const warnings: string[] = [];
+    const previous = warnSink;
+    warnSink = (message) => {
+      // Ajv repeats some warnings (an unknown format, once per pass over the schema).
+      if (!warnings.includes(message)) warnings.push(message);
+    };
+    try {
+      const validate = freshEngine(dialect, ownProperties).compile(schema as object);
+      if ((validate as { $async?: unknown }).$async) {
+        throw new SchemaRefusal('', 'it compiles to an asynchronous validator; remove "$async"');
+      }
+      return { validate, warnings };
+    } catch (error) {
+      first ??=
+        error instanceof SchemaRefusal
+          ? error
+          : new SchemaRefusal(
+              '',
+              `it could not be compiled (${error instanceof Error ? error.message : String(error)})`,
+            );
+    } finally {
+      warnSink = previous;
+    }
+  }
+  throw first ?? new SchemaRefusal('', 'it could not be compiled');
+};
+
+/** Refuses a schema whose size (with its description, for a tool) is over the budget. */
+export const checkBudget = (bytes: number, limit: number, what: string, how: string): void => {
+  if (bytes > limit) {
+    throw new SchemaRefusal(
+      '',
+      `${what} is ${bytes.toLocaleString('en-US')} bytes, over the schema budget of ${limit.toLocaleString('en-US')} bytes; shorten it, or raise the budget with ${how}`,
+      true,
+    );
+  }
+};
+
+/** Bytes of a string in UTF-8, without making the encoded copy. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** Checks a `maxSchemaBytes` option: a positive integer (bytes), or undefined for the default. */
+export const readBudget = (value: unknown, where: string): number => {
+  if (value === undefined) return DEFAULT_MAX_SCHEMA_BYTES;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TypeError(
+      `${where}: "maxSchemaBytes" must be a whole number of bytes >= 1 (got ${String(value)}).`,
+    );
+  }
+  return value;
+};
+
+/** Options of {@link compileSchema}. */
+export interface CompileSchemaOptions {
+  /** The largest schema accepted, as JSON in UTF-8 bytes; default 65536 (64 KiB). */
+  readonly maxSchemaBytes?: number;
+}
+
+/** A compiled schema: `validate` answers `undefined` for a valid value, else what is wrong. */
+export interface SchemaValidator {
+  /** `undefined` when `value` is valid, else a short message naming the first failing path. */
+  validate(value: unknown): string | undefined;
+}
+
+const MAX_MESSAGE_PARTS = 3;
+
+/**
+ * Compiles any JSON Schema (2020-12, 2019-09 or draft-07) under the registry's rules, for
+ * checks outside a tool's `parameters` (say, a tool's declared output schema).
+ *
+ * Fails closed, as registration does: a schema that is over budget, not valid against its
+ * meta-schema, asynchronous (`$async`), refers outside itself, has a reference cycle with no
+ * data in between, or uses a pattern the linear-time engine cannot run throws an `Error` that
+ * names the path in the schema and what to do. The validator it returns is synchronous, never
+ * throws for JSON values, and runs every pattern in linear time.
+ */
+export function compileSchema(
+  schema: unknown,
+  options: CompileSchemaOptions = {},
+): SchemaValidator {
+  const limit = readBudget(options?.maxSchemaBytes, 'compileSchema()');
+  const fail = (reason: string): never => {
+    throw new Error(`compileSchema(): the schema is refused: ${reason}.`);
+  };
+  if (
+    typeof schema !== 'boolean' &&
+    (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+  ) {
+    fail(
+      `at its root: a JSON Schema is an object or a boolean (got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema})`,
+    );
+  }
+  const copied = copyJson(schema);
+  if (!copied.ok) {
+    const first = copied.violations[0]!;
+    fail(`at "${first.path}": it ${first.message}; a schema must be plain JSON`);
+  }
+  const frozen = (copied as { value: unknown }).value;
+  let compiled: CompiledValidator;
+  try {
+    checkBudget(
+      utf8Bytes(JSON.stringify(frozen)),
+      limit,
+      'the schema as JSON',
+      'compileSchema(schema, { maxSchemaBytes })',
+    );
+    compiled = compileChecked(frozen);
+  } catch (error) {
+    if (error instanceof SchemaRefusal) return fail(error.message);
+    throw error;
+  }
+  const { validate } = compiled;
+  return {
+    validate(value: unknown): string | undefined {
+      let ok: boolean;
+      try {
+        ok = validate(value) as boolean;
+      } catch (error) {
+        return `could not be validated (${error instanceof Error ? error.message : String(error)})`;
+      }
+      if (ok) return undefined;
+      const errors = validate.errors ?? [];
+      const parts = errors
+        .slice(0, MAX_MESSAGE_PARTS)
+        .map(
+          (e) =>
+            `${e.instancePath === '' ? 'the value' : `"${e.instancePath}"`} ${e.message ?? `fails "${e.keyword}"`}`,
+        );
+      if (errors.length > MAX_MESSAGE_PARTS)
+        parts.push(`and ${errors.length - MAX_MESSAGE_PARTS} more`);
+      return parts.join('; ');
+    },
+  };
+}
