@@ -3,6 +3,7 @@ import { cErr, err, warn } from './cli-io';
 import { type LoadedConfig, loadConfig } from './config';
 import { defaultConfig } from './default-config';
 import { buildGateway, type Gateway, type ServerProgressEvent } from './gateway';
+import type { PolicyFactories } from './policies';
 
 /**
  * The connection progress of the configured servers on stderr: one line rewritten in place on a
@@ -55,6 +56,7 @@ export async function openGateway(
   loaded: LoadedConfig,
   recordTrails = false,
   approver?: Approver,
+  policies?: PolicyFactories,
 ): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {
@@ -62,6 +64,7 @@ export async function openGateway(
       onServer: progress.onServer,
       recordTrails,
       ...(approver ? { approver } : {}),
+      ...(policies ? { policies } : {}),
     });
   } finally {
     progress.done();

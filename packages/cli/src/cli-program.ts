@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { cErr } from './cli-io';
 import { callCommand } from './command-call';
+import { checkCommand } from './command-check';
+import { type DemoOptions, demoCommand } from './command-demo';
 import { inspectCommand } from './command-inspect';
 import { type ServeOptions, serveCommand } from './command-serve';
 import { HTTP_DEFAULTS } from './http';
@@ -30,11 +32,12 @@ function positiveInt(name: string) {
 const EXIT_HELP = `
 Exit codes:
   0  success
-  1  the tool call returned an error result (call)
+  1  the tool call returned an error result (call); the call would be denied or refused (check)
   2  usage error: unknown command or option, arguments that are not a JSON object
   3  the config file is missing, not JSON, invalid, or asks for a policy this version cannot enforce
   4  a configured MCP server failed to start (inspect and call still print what they can)
   5  serve could not start (no token for a non-loopback address, port in use)
+  6  the call would ask a person (check)
  70  an internal error (a bug: please report it)
 
 Config: --config <file>, default ./dsh-tools.json; without one, an embedded example config is
@@ -44,7 +47,7 @@ used (example file tools on the current directory and an example MCP server).`;
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('dsh-tools')
     .description(
-      'Inspect, call and serve the tools of MCP servers and local plugins, behind dsh-tools policies.',
+      'Inspect, call, check and serve the tools of MCP servers and local plugins, behind dsh-tools policies; demo shows it all.',
     )
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
@@ -84,6 +87,74 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (tool: string, argsText: string, options) =>
       setExit(await callCommand(tool, argsText, options)),
     );
+
+  program
+    .command('check')
+    .description(
+      'Say which rule, mode or hook decides a call, and where that rule comes from, without running the tool.',
+    )
+    .argument('<tool>', 'the tool name, as inspect lists it (mcp__<server>__<tool> for MCP tools)')
+    .argument('[json-args]', 'the arguments as a JSON object, or - to read them from stdin', '{}')
+    .addOption(configOption())
+    .option(
+      '--json',
+      'print one JSON object { verdict, decidedBy, steps, hooks, permission } for scripts',
+    )
+    .option(
+      '--run-hooks',
+      'also run the PreToolUse hooks that match (they are commands: they may have side effects)',
+    )
+    .addHelpText(
+      'after',
+      `
+The call goes through the registry (unknown tools and invalid arguments are refused as in a real
+call) and every configured policy, outermost first: hooks, sandbox, permission. The tool itself is
+never run and nobody is asked: the sandbox's path checks run as they are, the permission policy
+answers with explain() (the rule, the list and file it came from, or the mode).
+
+Hooks are commands with side effects (they may log, notify, write files), so check does NOT run
+them by default: it lists the PreToolUse hooks whose matcher selects the tool and says the verdict
+holds unless one of them decides otherwise. --run-hooks runs those PreToolUse hooks (never the
+PostToolUse ones, as no result is produced); a hook's "ask" is then reported, and a rewrite is
+judged by the layers inside, as in a real call.
+
+Examples:
+  dsh-tools check write_file '{"path":".env","content":"x"}'
+  dsh-tools check mcp__notes__add_note '{"title":"t","text":"x"}' --json
+${EXIT_HELP}`,
+    )
+    .action(async (tool: string, argsText: string, options) =>
+      setExit(await checkCommand(tool, argsText, options)),
+    );
+
+  program
+    .command('demo')
+    .description(
+      "Run a scripted agent session through hooks, sandbox and permission against the example tools and the example MCP server, printing each call's trail and timing.",
+    )
+    .option(
+      '--json',
+      'print one JSON object { turns: [{ calls: [{ outcome, met, trail, result }] }], ok }',
+    )
+    .option('-y, --yes', 'answer the asks with the scripted approver even on a terminal')
+    .option('--keep', 'keep the demo workspace (a temporary directory) to look at afterwards')
+    .option('--bwrap <path>', 'where bubblewrap is, if not on PATH or in /usr/bin')
+    .addHelpText(
+      'after',
+      `
+The demo writes a small workspace and its dsh-tools.json into a temporary directory (removed
+afterwards unless --keep), starts the example MCP server, and plays a transcript of tool calls
+as a model would emit them: three read-only calls in one turn (run in parallel by executeAll), a
+write a deny rule forbids, a write outside the workspace (the sandbox), a write that asks a
+person, a note whose arguments a PreToolUse hook rewrites, an image result from the MCP server,
+and a call that outlasts its time limit. On a terminal you answer the ask yourself; otherwise
+(or with --yes) a scripted approver allows it. Without bubblewrap the demo still runs: the
+sandbox's path checks do not need it, and the header says the runner is unavailable.
+
+Exit code 0 when every call ended as scripted, 1 otherwise.
+${EXIT_HELP}`,
+    )
+    .action(async (options: DemoOptions) => setExit(await demoCommand(options)));
 
   program
     .command('serve')

@@ -4,14 +4,15 @@ import { CliFailure, cOut, err, out, warn } from './cli-io';
 import { EXIT } from './exit-codes';
 import { renderResult, renderTrail } from './output';
 
-async function readArgs(text: string): Promise<Record<string, unknown>> {
+/** The JSON object arguments of `call` and `check` (`-`: read from stdin). */
+export async function readArgs(text: string, command = 'call'): Promise<Record<string, unknown>> {
   const source = text === '-' ? await readStdin() : text;
   let value: unknown;
   try {
     value = JSON.parse(source);
   } catch (error) {
     throw new CliFailure(
-      `The arguments are not valid JSON (${(error as Error).message}). Quote them for the shell: dsh-tools call read_file '{"path":"README.md"}'`,
+      `The arguments are not valid JSON (${(error as Error).message}). Quote them for the shell: dsh-tools ${command} read_file '{"path":"README.md"}'`,
       EXIT.USAGE,
     );
   }

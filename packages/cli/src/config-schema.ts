@@ -60,6 +60,7 @@ const sandboxSchema = z.strictObject({
   denyWrite: z.array(nonEmpty).optional(),
   network: z.boolean().optional(),
   allowUnsandboxed: z.boolean().optional(),
+  bwrapPath: z.string().startsWith('/', 'expected an absolute path to bwrap').optional(),
 });
 
 const hookCommandSchema = z.strictObject({

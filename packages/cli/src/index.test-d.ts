@@ -3,9 +3,17 @@ import type { ToolRegistry } from '@dsh-tools/registry';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   buildGateway,
+  type CheckReport,
+  type CheckStep,
+  type CheckVerdict,
   type ConfigIssue,
+  checkCall,
   DEFAULT_POLICIES,
+  type DemoCallReport,
+  type DemoReport,
+  type DemoTurn,
   type DshToolsConfig,
+  demoTranscript,
   EXIT,
   type Gateway,
   type HttpGateway,
@@ -15,6 +23,7 @@ import {
   type PolicyFactories,
   type PolicyLayer,
   parseConfig,
+  runDemo,
   serveGatewayHttp,
   type TrailStep,
 } from './index';
@@ -62,7 +71,21 @@ describe('public types', () => {
     expectTypeOf(serveGatewayHttp).returns.resolves.toEqualTypeOf<HttpGateway>();
   });
 
+  it('checkCall resolves a report whose verdict is allow, deny or ask', () => {
+    expectTypeOf(checkCall).returns.resolves.toHaveProperty('report').toEqualTypeOf<CheckReport>();
+    expectTypeOf<CheckReport['verdict']>().toEqualTypeOf<CheckVerdict>();
+    expectTypeOf<CheckVerdict>().toEqualTypeOf<'allow' | 'deny' | 'ask'>();
+    expectTypeOf<CheckReport['decidedBy']>().toEqualTypeOf<CheckStep | null>();
+  });
+
+  it('runDemo resolves a DemoReport; each call says whether it ended as scripted', () => {
+    expectTypeOf(runDemo).returns.resolves.toEqualTypeOf<DemoReport>();
+    expectTypeOf<DemoCallReport['met']>().toEqualTypeOf<boolean>();
+    expectTypeOf(demoTranscript).returns.toEqualTypeOf<DemoTurn[]>();
+  });
+
   it('exit codes are literal numbers', () => {
+    expectTypeOf(EXIT.CHECK_ASK).toEqualTypeOf<6>();
     expectTypeOf(EXIT.TOOL_ERROR).toEqualTypeOf<1>();
     expectTypeOf(EXIT.CONFIG).toEqualTypeOf<3>();
   });

@@ -1,5 +1,13 @@
 export { approvalQuestion, terminalApprover } from './approvers';
 export {
+  type CheckReport,
+  type CheckStep,
+  type CheckVerdict,
+  checkCall,
+  type MatchedHook,
+  matchingPreToolUseHooks,
+} from './check';
+export {
   ConfigError,
   type ConfigIssue,
   DEFAULT_CONFIG_FILE,
@@ -19,6 +27,21 @@ export {
 } from './config';
 export { defaultConfig, exampleServerPath } from './default-config';
 export { DEFAULT_POLICIES } from './default-policies';
+export {
+  DEMO_TIMEOUT_MS,
+  type DemoAsk,
+  type DemoCall,
+  type DemoCallReport,
+  type DemoExpectation,
+  type DemoReport,
+  type DemoTurn,
+  type DemoTurnReport,
+  demoTranscript,
+  type RunDemoOptions,
+  runDemo,
+  scriptedApprover,
+  writeDemoWorkspace,
+} from './demo';
 export { createExampleTools, type ExampleToolsOptions } from './example-tools';
 export { EXIT } from './exit-codes';
 export {

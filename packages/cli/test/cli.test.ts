@@ -45,7 +45,7 @@ describe('dsh-tools inspect', () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.config).toBeNull();
-    expect(report.servers).toEqual([{ name: 'notes', status: 'connected', tools: 3 }]);
+    expect(report.servers).toEqual([{ name: 'notes', status: 'connected', tools: 5 }]);
     const readFile = report.tools.find((t: { name: string }) => t.name === 'read_file');
     expect(readFile.parameters.required).toEqual(['path']);
     expect(readFile.hints).toMatchObject({
@@ -285,6 +285,8 @@ describe('a person at the command line', () => {
       ['inspect', '--help'],
       ['call', '--help'],
       ['serve', '--help'],
+      ['check', '--help'],
+      ['demo', '--help'],
     ]) {
       const { code, stdout } = await runCli(args);
       expect(code).toBe(0);

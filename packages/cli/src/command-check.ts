@@ -1,0 +1,95 @@
+import { type CheckReport, type CheckStep, checkCall } from './check';
+import { failedServersNote, load, openGateway } from './cli-gateway';
+import { cOut, out, warn } from './cli-io';
+import { readArgs } from './command-call';
+import { EXIT } from './exit-codes';
+import type { Colors } from './output';
+
+function renderStep(step: CheckStep, width: number, c: Colors): string {
+  const word = step.outcome.padEnd(7);
+  const outcome =
+    step.outcome === 'passed'
+      ? c.green(word)
+      : step.outcome === 'asks' || step.outcome === 'rewrote' || step.outcome === 'not-run'
+        ? c.yellow(word)
+        : c.red(word);
+  const pad = ' '.repeat(width + 13);
+  const lines = [`  ${step.layer.padEnd(width)}  ${outcome}  ${step.reason}`];
+  if (step.rule || step.source) {
+    lines.push(
+      `${pad}${c.dim(`rule: ${step.rule ?? '-'}${step.source ? `  (from ${step.source})` : ''}`)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** A check report as a person reads it. */
+export function renderCheck(report: CheckReport, c: Colors): string {
+  const lines = [
+    `${c.bold('check')}  ${report.tool} ${JSON.stringify(report.arguments)}`,
+    `${c.bold('config')}  ${report.config ?? 'embedded default (no dsh-tools.json here)'}`,
+    `${c.bold('policies')}  ${report.policies.length > 0 ? report.policies.join(' → ') : 'none configured'}`,
+  ];
+  if (report.effectiveArguments) {
+    lines.push(`${c.bold('rewritten to')}  ${JSON.stringify(report.effectiveArguments)}`);
+  }
+  const width = Math.max(8, ...report.steps.map((s) => s.layer.length));
+  lines.push(c.bold('steps'));
+  if (report.steps.length === 0) lines.push('  (no layer had anything to say about this call)');
+  for (const step of report.steps) lines.push(renderStep(step, width, c));
+  const verdict =
+    report.verdict === 'allow'
+      ? c.green('allow')
+      : report.verdict === 'ask'
+        ? c.yellow('ask')
+        : c.red('deny');
+  const by = report.decidedBy;
+  lines.push(
+    `${c.bold('verdict')}  ${verdict}  ${
+      by
+        ? `decided by ${by.layer}${by.rule ? `: ${by.rule}` : ''}${by.source ? ` (from ${by.source})` : ''}`
+        : report.policies.length === 0
+          ? 'no policy is configured, so the call would run'
+          : 'every configured layer lets it through'
+    }`,
+  );
+  const unrun = report.steps.find((s) => s.outcome === 'not-run');
+  if (unrun && report.verdict !== 'deny') {
+    lines.push(c.dim('  (unless a PreToolUse hook decides otherwise: run again with --run-hooks)'));
+  }
+  lines.push(c.dim('The tool was not run.'));
+  return lines.join('\n');
+}
+
+/** `dsh-tools check`: decides a call without running it; resolves with the exit code. */
+export async function checkCommand(
+  tool: string,
+  argsText: string,
+  options: { config?: string; json?: boolean; runHooks?: boolean },
+): Promise<number> {
+  const args = await readArgs(argsText, 'check');
+  const loaded = await load(options.config);
+  const { report, gateway } = await checkCall(
+    loaded,
+    (policies) => openGateway(loaded, false, undefined, policies),
+    tool,
+    args,
+    { runHooks: options.runHooks === true },
+  );
+  try {
+    out.write(
+      options.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderCheck(report, cOut)}\n`,
+    );
+    if (report.decidedBy?.code === 'UNKNOWN_TOOL' && gateway.failures.length > 0) {
+      warn(`${failedServersNote(gateway)} failed to start; "${tool}" may be one of its tools.`);
+      return EXIT.SERVER_FAILED;
+    }
+    return report.verdict === 'allow'
+      ? EXIT.OK
+      : report.verdict === 'ask'
+        ? EXIT.CHECK_ASK
+        : EXIT.CHECK_DENY;
+  } finally {
+    await gateway.close();
+  }
+}
