@@ -39,6 +39,8 @@ const regExp = Object.assign((pattern: string, flags: string) => linearPattern(p
  *   annotations and are ignored, as JSON Schema says.
  * - `allErrors: true`: a model fixes every problem in one retry only if it hears of all of them.
  * - `ownProperties` only for schemas that need it (see {@link namesPrototypeMember}).
+ * - `addUsedSchema`: each schema has an engine of its own, so no two `$id`s collide; Ajv needs
+ *   the root added to resolve `{"$ref": "#"}` inside it (recursive schemas).
  * - `validateSchema: false`: the schema was already checked against its meta-schema, once, by
  *   the shared checking engine.
  * - `code.optimize: false`: measured, halves compile time without slowing validation.
@@ -50,7 +52,7 @@ const engineOptions = (ownProperties: boolean, meta: boolean): Options => ({
   allErrors: true,
   ownProperties,
   meta,
-  addUsedSchema: false,
+  addUsedSchema: true,
   validateSchema: false,
   code: { optimize: false, regExp },
   logger: {
