@@ -171,10 +171,20 @@ export interface LinearPattern {
 }
 
 /**
- * Compiles an ECMAScript pattern (with flags `i`, `m` and `u`; `u` is implied) for the linear-time
- * engine, loading it on first use. Throws {@link PatternRefusal} naming the construct.
+ * Patterns compiled lately, by flags and source: a schema's patterns are compiled twice (checked
+ * with their path before Ajv sees the schema, then by Ajv), and schemas repeat patterns.
+ */
+const cache = new Map<string, LinearPattern>();
+const CACHED = 256;
+
+/**
+ * Compiles an ECMAScript pattern (with flags `i`, `m` and `u`; `u` is implied) for the
+ * linear-time engine, loading it on first use. Throws {@link PatternRefusal} naming the construct.
  */
 export const linearPattern = (pattern: string, flags = ''): LinearPattern => {
+  const key = `${flags}/${pattern}`;
+  const found = cache.get(key);
+  if (found) return found;
   re2 ??= loadModule<Re2Module>('re2js');
   const { RE2JS: Engine } = re2;
   let compiled: RE2JS;
@@ -189,8 +199,11 @@ export const linearPattern = (pattern: string, flags = ''): LinearPattern => {
     throw new PatternRefusal(`RE2 cannot run it (${(error as Error).message})`);
   }
   const shown = `/${pattern}/${flags}`;
-  return {
+  const made: LinearPattern = {
     test: (input: string) => compiled.test(input),
     toString: () => shown,
   };
+  cache.set(key, made);
+  if (cache.size > CACHED) cache.delete(cache.keys().next().value as string);
+  return made;
 };
