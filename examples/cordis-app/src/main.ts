@@ -156,7 +156,8 @@ export async function main(print: Print = console.log): Promise<void> {
     if (added.length) say('change', `+ ${added.join(', ')}`);
     if (removed.length) say('change', `- ${removed.join(', ')}`);
   });
-  root.on('tools/result', (result, exec) => {
+  // The call first, then its result: the DeepSeek Harness's order.
+  root.on('tools/result', (exec, result) => {
     say('result', `${exec.name} (${exec.callId}): ${summary(result)}`);
   });
 
@@ -201,7 +202,7 @@ export async function main(print: Print = console.log): Promise<void> {
   await root.plugin({
     name: 'audit',
     apply(ctx: Context) {
-      ctx.on('tools/result', (result) => {
+      ctx.on('tools/result', (_exec, result) => {
         if (result.error?.code === 'DENIED') throw new Error('the audit store is unreachable');
       });
     },

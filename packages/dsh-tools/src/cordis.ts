@@ -3,6 +3,16 @@
  * interceptor. Re-exports only, so that the service and each plugin live in a file of their own and
  * import each other downward (the plugins need the service's type, never the other way round).
  */
+
+export type {
+  ApprovalOutcome,
+  ApprovalServiceLike,
+  HarnessToolDefinition,
+  HarnessToolOutput,
+  PostToolDecision,
+  PreToolDecision,
+  ToolGuard,
+} from './harness-contract';
 export { Hooks, type HooksPlugin } from './hooks-plugin';
 export { INTERCEPTOR_PRIORITY } from './interceptor-plugin';
 export { McpServer, type McpServerPlugin } from './mcp-server';

@@ -1,10 +1,15 @@
 import { Context, type Hook } from '@deepseek-ai/cordis';
-import type { Interceptor, ToolExecution } from '@dsh-tools/protocol';
+import type { InterceptedExecution, Interceptor, ToolExecution } from '@dsh-tools/protocol';
 import {
   createToolRegistry,
   type ToolRegistry as StandaloneToolRegistry,
 } from '@dsh-tools/registry';
+import type { ChainEntry } from '@dsh-tools/waterfall';
 import { listenerTable } from './cordis-listeners';
+import type { ApprovalServiceLike } from './harness-contract';
+import type { HarnessTool } from './harness-definition';
+import { adoptHarnessResult } from './harness-result';
+import { createPolicyInterceptor, type GuardEntry } from './policy-interceptor';
 import type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';
 
 /** A cordis `tools/execute` listener and its registration as a registry interceptor. */
@@ -23,6 +28,10 @@ export interface ListenerAdapter {
   sync(): void;
   /** Disposes every mirrored listener. */
   unmirror(): void;
+  /** The guards added with `ctx.tools.guard()`, in the order they were added. */
+  readonly guards: Set<GuardEntry>;
+  /** The harness-shaped tools by the definition object the registry holds. */
+  readonly harnessTools: WeakMap<object, HarnessTool>;
 }
 
 /**
@@ -32,9 +41,21 @@ export interface ListenerAdapter {
  */
 const CORDIS_PRIORITY = Number.MIN_VALUE;
 
+/**
+ * The priority of the harness's policy points (`tools/pre-execute`, guards, `tools/post-execute`):
+ * outermost, as in the harness, where they decide before any `tools/execute` wrapper runs.
+ */
+const POLICY_PRIORITY = Number.POSITIVE_INFINITY;
+
 const EXECUTE = 'tools/execute';
+const PRE_EXECUTE = 'tools/pre-execute';
+const POST_EXECUTE = 'tools/post-execute';
 const RESULT = 'tools/result';
 const CHANGE = 'tools/change';
+
+const SYSTEM_PROMPT_CHANGE = 'system-prompt/change';
+const NO_CHAIN: readonly ChainEntry<never, unknown>[] = Object.freeze([]);
+const NO_GUARDS: readonly GuardEntry[] = Object.freeze([]);
 
 /** The message of whatever was thrown. */
 const errorMessage = (error: unknown): string =>
@@ -86,7 +107,17 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
   let mirrored: readonly MirroredListener[] = [];
 
   const adopt = (hook: Hook): (() => void) => {
-    const interceptor = hook.callback as Interceptor;
+    const callback = hook.callback as Interceptor;
+    // A harness wrapper may return a failure in the harness's shape (no callId): adopted here,
+    // before the registry checks the result, so it counts as the wrapper's own result.
+    const interceptor: Interceptor = (exec, next) => {
+      const returned: unknown = callback(exec, next);
+      return (
+        isThenable(returned)
+          ? Promise.resolve(returned).then((value) => adoptHarnessResult(value, exec))
+          : adoptHarnessResult(returned, exec)
+      ) as ReturnType<Interceptor>;
+    };
     const name = hook.ctx.fiber.name;
     const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
     try {
@@ -148,7 +179,43 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     }
   };
 
-  registry.on('result', (result, exec) => notify(RESULT, [result, exec], exec));
-  registry.on('change', (event) => notify(CHANGE, [event], undefined));
-  return { registry, sync, unmirror };
+  const chain = <A extends unknown[]>(event: string): readonly ChainEntry<A, unknown>[] => {
+    const table = listeners(event);
+    if (table.length === 0) return NO_CHAIN as ChainEntry<A, unknown>[];
+    return table.filter(visible).map((hook) => ({
+      listener: hook.callback as ChainEntry<A, unknown>['listener'],
+      name: hook.ctx.fiber.name,
+    }));
+  };
+  const guards = new Set<GuardEntry>();
+  const harnessTools = new WeakMap<object, HarnessTool>();
+  registry.use(
+    createPolicyInterceptor({
+      pre: () => chain<[InterceptedExecution]>(PRE_EXECUTE),
+      post: () => chain(POST_EXECUTE),
+      guards: () => (guards.size === 0 ? NO_GUARDS : [...guards]),
+      approval: () => ctx.get('approval') as ApprovalServiceLike | undefined,
+      harnessTool: (name) => {
+        const definition = registry.get(name);
+        return definition === undefined ? undefined : harnessTools.get(definition);
+      },
+    }),
+    { name: 'tools/pre-execute, guards, tools/post-execute', priority: POLICY_PRIORITY },
+  );
+
+  // The harness's order: the call, then its result.
+  registry.on('result', (result, exec) => notify(RESULT, [exec, result], exec));
+  registry.on('change', (event) => {
+    notify(CHANGE, [event], undefined);
+    // The system-prompt service reads the tool schemas lazily at each assembly; its change event
+    // is how a host that caches the assembled prompt learns that the next assembly differs.
+    if (ctx.get('systemPrompt') !== undefined) {
+      try {
+        (ctx as unknown as { emit(name: string): void }).emit(SYSTEM_PROMPT_CHANGE);
+      } catch (error) {
+        report(error, { kind: 'observer' });
+      }
+    }
+  });
+  return { registry, sync, unmirror, guards, harnessTools };
 }

@@ -9,11 +9,23 @@ import type {
   ToolExecutionResult,
   ToolSchema,
 } from '@dsh-tools/protocol';
-import type {
-  ExecuteAllOptions,
-  InterceptorOptions,
-  ToolRegistry as StandaloneToolRegistry,
+import {
+  compileSchema,
+  type ExecuteAllOptions,
+  type InterceptorOptions,
+  type ToolRegistry as StandaloneToolRegistry,
 } from '@dsh-tools/registry';
+import type {
+  HarnessToolDefinition,
+  PostToolDecision,
+  PreToolDecision,
+  ToolGuard,
+} from './harness-contract';
+import {
+  adaptHarnessDefinition,
+  isHarnessDefinition,
+  type SchemaCompiler,
+} from './harness-definition';
 import { nameLabel } from './label';
 import { createListenerAdapter, type ListenerAdapter } from './listener-adapter';
 import type { SystemPromptLike, ToolRegistryConfig } from './types';
@@ -33,8 +45,30 @@ declare module '@deepseek-ai/cordis' {
       exec: InterceptedExecution,
       next: InterceptorNext,
     ): Promise<ToolExecutionResult> | ToolExecutionResult;
-    /** The final result of a call; observe only (a listener that throws is contained). */
-    'tools/result'(result: ToolExecutionResult, exec: ToolExecution): void;
+    /**
+     * Decides before a call runs (after its arguments are validated, before every
+     * `tools/execute` listener): return `next()` to pass, `{ kind: 'deny', reason }` to fail it
+     * `DENIED`, or `{ kind: 'ask', reason }` to run it only if `ctx.approval` answers
+     * `allowed-once`. The DeepSeek Harness's gate; a listener cannot rewrite the call.
+     */
+    'tools/pre-execute'(
+      exec: InterceptedExecution,
+      next: () => Promise<PreToolDecision>,
+    ): Promise<PreToolDecision> | PreToolDecision;
+    /**
+     * Reviews a dispatched result: `next()` accepts it, `{ kind: 'accept', content }` replaces
+     * its content, `{ kind: 'block', feedback }` turns it into a `DENIED` failure.
+     */
+    'tools/post-execute'(
+      exec: InterceptedExecution,
+      result: ToolExecutionResult,
+      next: () => Promise<PostToolDecision>,
+    ): Promise<PostToolDecision> | PostToolDecision;
+    /**
+     * The final result of a call, after the call it answers (the DeepSeek Harness's order);
+     * observe only (a listener that throws is contained).
+     */
+    'tools/result'(exec: ToolExecution, result: ToolExecutionResult): void;
     /** Tools were added or removed. */
     'tools/change'(event: ToolChangeEvent): void;
   }
@@ -54,14 +88,20 @@ declare module '@deepseek-ai/cordis' {
  * members rather than ES `#private` fields (those throw on a proxy). Every read of `this.x` goes
  * through that proxy, so each method reads its state once.
  */
+/** `output.schema` of a harness-shaped tool, compiled by the registry's own JSON Schema engine. */
+const compileOutput: SchemaCompiler = (schema) => compileSchema(schema);
+
 export class ToolRegistry extends Service implements StandaloneToolRegistry {
   /** The standalone registry and its link to cordis's listener table. */
   private readonly adapter: ListenerAdapter;
+  /** Which plugin registered each tool, for the message of a duplicate. */
+  private readonly owners: Map<string, { readonly plugin: string }>;
 
   constructor(ctx: Context, config: ToolRegistryConfig = {}) {
     super(ctx, 'tools');
     const adapter = createListenerAdapter(ctx, config);
     this.adapter = adapter;
+    this.owners = new Map();
     // When the service goes, so do the interceptors it mirrored into other plugins' fibers.
     ctx.effect(() => () => adapter.unmirror(), 'ctx.tools: tools/execute mirror');
     // A child fiber that exists while a system-prompt service does: it follows that service when
@@ -74,15 +114,73 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
 
   /**
    * Adds a tool for as long as the calling plugin lives: disposing its fiber (or calling the
-   * returned disposer) removes it and fires `tools/change`. Throws on a duplicate or malformed tool.
+   * returned disposer) removes it and fires `tools/change` (and `system-prompt/change` when a
+   * system-prompt service is loaded). Takes this package's definitions and the DeepSeek Harness's
+   * (`output: { schema, render }`, a body that returns a JSON value; see the README). Throws on a
+   * malformed tool, or on a duplicate name, saying which plugin holds the existing tool.
    */
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
-  register(definition: ToolDefinition<any>): () => void {
-    const { registry } = this.adapter;
-    return this.ctx.effect(
-      () => registry.register(definition),
+  register(definition: ToolDefinition<any>): () => void;
+  register(definition: HarnessToolDefinition): () => void;
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
+  register(definition: ToolDefinition<any> | HarnessToolDefinition): () => void {
+    const { registry, harnessTools } = this.adapter;
+    const owners = this.owners;
+    const ctx = this.ctx;
+    const plugin = ctx.fiber.name;
+    return ctx.effect(
+      () => {
+        let registered: ToolDefinition = definition as ToolDefinition;
+        let harness: ReturnType<typeof adaptHarnessDefinition>['tool'] | undefined;
+        if (isHarnessDefinition(definition)) {
+          ({ definition: registered, tool: harness } = adaptHarnessDefinition(
+            definition,
+            compileOutput,
+          ));
+        }
+        const name = registered.name;
+        let dispose: () => void;
+        try {
+          dispose = registry.register(registered);
+        } catch (error) {
+          const holder = typeof name === 'string' ? owners.get(name) : undefined;
+          if (holder === undefined || !registry.has(name)) throw error;
+          throw new Error(
+            `ctx.tools.register() in plugin "${plugin}": tool "${name}" is already registered by plugin "${holder.plugin}". Dispose that plugin first, or register this tool under another name.`,
+            { cause: error },
+          );
+        }
+        const owner = { plugin };
+        owners.set(name, owner);
+        if (harness) harnessTools.set(registered, harness);
+        return () => {
+          if (owners.get(name) === owner) owners.delete(name);
+          dispose();
+        };
+      },
       `ctx.tools.register(${nameLabel(definition)})`,
     );
+  }
+
+  /**
+   * Adds a guard for as long as the calling plugin lives: after every `tools/pre-execute`
+   * listener, a returned string denies the call (`DENIED`, naming the plugin and that reason);
+   * `undefined` leaves it alone. A guard that throws denies too. No guard or listener can allow a
+   * call another guard denied.
+   */
+  guard(guard: ToolGuard): () => void {
+    if (typeof guard !== 'function') {
+      throw new TypeError(
+        'ctx.tools.guard(): a guard must be a function (exec) => reason | undefined.',
+      );
+    }
+    const { guards } = this.adapter;
+    const ctx = this.ctx;
+    const entry = { guard, name: ctx.fiber.name };
+    return ctx.effect(() => {
+      guards.add(entry);
+      return () => guards.delete(entry);
+    }, 'ctx.tools.guard()');
   }
 
   /** The definition registered under `name`, if any. */

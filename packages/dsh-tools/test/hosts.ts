@@ -75,7 +75,9 @@ export const cordisHost =
         }),
       onResult: (listener, name) =>
         load(name, (ctx) => {
-          ctx.on('tools/result', listener);
+          // The cordis event passes the call first (the DeepSeek Harness's order); the suite's
+          // listeners take the registry's order.
+          ctx.on('tools/result', (exec, result) => listener(result, exec));
         }),
       onChange: (listener, name) =>
         load(name, (ctx) => {

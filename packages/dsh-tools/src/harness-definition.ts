@@ -1,0 +1,200 @@
+import {
+  type BodyExecution,
+  type ContentBlock,
+  type InterceptedExecution,
+  isContentBlock,
+  type ToolDefinition,
+  ToolError,
+  type ToolExecutionResult,
+  type ToolOutput,
+} from '@dsh-tools/protocol';
+import type { HarnessToolDefinition } from './harness-contract';
+
+/** Compiles a JSON Schema to a check that returns the first violation, or `undefined`. */
+export type SchemaCompiler = (schema: unknown) => {
+  validate(value: unknown): string | undefined;
+};
+
+/**
+ * What the pipeline keeps of a harness-shaped tool besides the definition the registry runs: the
+ * pieces `tools/post-execute` (a replaced value) and the final content step need.
+ */
+export interface HarnessTool {
+  readonly name: string;
+  /** Checks and renders a JSON value as the body's own value is; the content, or the failure. */
+  render(args: unknown, value: unknown): ToolOutput | readonly ContentBlock[];
+  readonly finalizeContent?: (exec: InterceptedExecution, result: ToolExecutionResult) => unknown;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  isRecord(value) && !Array.isArray(value);
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/**
+ * Whether a definition is shaped for the DeepSeek Harness (`output: { schema, render }`, a body
+ * that returns a JSON value) rather than for this package's contract. Reads `output` once; a
+ * getter that throws means "not harness-shaped", and the registry then reports the definition.
+ */
+export const isHarnessDefinition = (value: unknown): value is HarnessToolDefinition => {
+  try {
+    if (!isRecord(value)) return false;
+    const output: unknown = value.output;
+    return isRecord(output) && typeof output.render === 'function';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A lossless, detached JSON copy of a body's value, or why there is none. The copy is what gets
+ * validated and rendered, so a body that keeps a reference and mutates it later changes nothing.
+ */
+const copyJson = (value: unknown): { readonly json: unknown } | { readonly problem: string } => {
+  if (value === undefined) return { problem: 'undefined instead of a JSON value' };
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === 'bigint' || typeof item === 'function' || typeof item === 'symbol') {
+        throw new TypeError(`a ${typeof item} is not JSON`);
+      }
+      if (typeof item === 'number' && !Number.isFinite(item)) {
+        throw new TypeError(`${item} is not a JSON number`);
+      }
+      return item;
+    });
+  } catch (error) {
+    return { problem: `a value that is not JSON (${messageOf(error)})` };
+  }
+  if (text === undefined) return { problem: 'a value that is not JSON' };
+  return { json: JSON.parse(text) as unknown };
+};
+
+/**
+ * Adapts a harness-shaped definition to this package's contract, so the one pipeline runs it:
+ * the registry validates its arguments against `parameters` and enforces `timeoutMs`, every
+ * interceptor sees the call, and the body's JSON value is validated against `output.schema`
+ * (`INVALID_OUTPUT` naming the violation) before `output.render` turns it into content. An object
+ * value also travels as `structuredContent`. `isConcurrencySafe` becomes the `concurrencySafe`
+ * hint. `presentCall`, `presentResult` and `output` stay on the adapted definition, so
+ * `ctx.tools.get(name)` hands a UI what it expects; the model still sees only the schema.
+ *
+ * Throws, naming the tool, when `output.schema` does not compile or a field has the wrong type.
+ */
+export function adaptHarnessDefinition(
+  definition: HarnessToolDefinition,
+  compile: SchemaCompiler,
+): { readonly definition: ToolDefinition; readonly tool: HarnessTool } {
+  // Each field read once: a definition is caller data, and a getter must not answer twice.
+  const name: unknown = definition.name;
+  const label = typeof name === 'string' ? JSON.stringify(name) : '(unnamed)';
+  const output = definition.output;
+  const schema: unknown = output.schema;
+  const render: unknown = output.render;
+  const body: unknown = definition.execute;
+  const finalize: unknown = definition.finalizeContent;
+  const concurrency: unknown = definition.isConcurrencySafe;
+  if (typeof body !== 'function') {
+    throw new TypeError(`register(): tool ${label} has no execute function.`);
+  }
+  if (typeof render !== 'function') {
+    throw new TypeError(`register(): tool ${label} needs output.render(args, value) => content.`);
+  }
+  if (finalize !== undefined && typeof finalize !== 'function') {
+    throw new TypeError(`register(): tool ${label}: finalizeContent must be a function.`);
+  }
+  if (concurrency !== undefined && typeof concurrency !== 'function') {
+    throw new TypeError(`register(): tool ${label}: isConcurrencySafe must be a function.`);
+  }
+  if (typeof schema !== 'boolean' && !isPlainObject(schema)) {
+    throw new TypeError(`register(): tool ${label}: output.schema must be a JSON Schema object.`);
+  }
+  let validator: ReturnType<SchemaCompiler>;
+  try {
+    validator = compile(schema);
+  } catch (error) {
+    throw new TypeError(
+      `register(): tool ${label}: output.schema cannot be enforced (${messageOf(error)}). Fix the schema; a tool whose output cannot be checked is refused.`,
+      { cause: error },
+    );
+  }
+
+  const toContent = (args: unknown, value: unknown): ToolOutput | readonly ContentBlock[] => {
+    const copied = copyJson(value);
+    if ('problem' in copied) {
+      throw new ToolError(
+        'INVALID_OUTPUT',
+        `tool ${label} returned ${copied.problem}; a tool with an output declaration returns a JSON value matching output.schema.`,
+      );
+    }
+    const violation = validator.validate(copied.json);
+    if (violation !== undefined) {
+      throw new ToolError(
+        'INVALID_OUTPUT',
+        `tool ${label} returned a value that does not match its output.schema: ${violation}. Fix the tool's body or its output.schema.`,
+      );
+    }
+    let content: unknown;
+    try {
+      content = (render as HarnessToolDefinition['output']['render']).call(
+        output,
+        args,
+        copied.json,
+      );
+    } catch (error) {
+      throw new ToolError(
+        'TOOL_ERROR',
+        `tool ${label}: output.render threw (${messageOf(error)}).`,
+      );
+    }
+    if (!Array.isArray(content) || !content.every(isContentBlock)) {
+      throw new ToolError(
+        'INVALID_OUTPUT',
+        `tool ${label}: output.render returned something that is not an array of content blocks.`,
+      );
+    }
+    return isPlainObject(copied.json)
+      ? { content, structuredContent: copied.json }
+      : (content as readonly ContentBlock[]);
+  };
+
+  const isConcurrencySafe = concurrency as ((args: unknown) => unknown) | undefined;
+  const adapted: ToolDefinition = {
+    ...definition,
+    async execute(args: unknown, exec: BodyExecution) {
+      const value: unknown = await (body as HarnessToolDefinition['execute']).call(
+        definition,
+        args,
+        exec,
+      );
+      return toContent(args, value);
+    },
+    ...(isConcurrencySafe && {
+      hints: {
+        concurrencySafe: (args: unknown) => {
+          try {
+            return isConcurrencySafe.call(definition, args) === true;
+          } catch {
+            // The harness's rule: a classifier that throws means exclusive.
+            return false;
+          }
+        },
+      },
+    }),
+  };
+  return {
+    definition: adapted,
+    tool: {
+      name: typeof name === 'string' ? name : '',
+      render: toContent,
+      ...(typeof finalize === 'function' && {
+        finalizeContent: (exec: InterceptedExecution, result: ToolExecutionResult) =>
+          (finalize as (e: unknown, r: unknown) => unknown).call(definition, exec, result),
+      }),
+    },
+  };
+}
