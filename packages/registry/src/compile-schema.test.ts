@@ -53,4 +53,44 @@ describe('compileSchema', () => {
     expect(() => compileSchema({ pattern: '(a)\\1' })).toThrow(/backreference/);
     expect(() => compileSchema({ $ref: '#' })).toThrow(/cycle/);
   });
+
+  it('enforces contains next to prefixItems inside if / not (an Ajv 8 defect the fuzzer found)', () => {
+    // Ajv alone accepts [] here: it counts the if-schema as satisfied and takes `then`.
+    const check = compileSchema({
+      if: { contains: false, prefixItems: [{}] },
+      then: true,
+      else: false,
+    });
+    expect(check.validate([])).toMatch(/the value/);
+    expect(
+      compileSchema({ not: { contains: false, prefixItems: [{ type: 'string' }] } }).validate([]),
+    ).toBeUndefined();
+    const counted = compileSchema({
+      contains: { type: 'string' },
+      minContains: 2,
+      prefixItems: [true],
+    });
+    expect(counted.validate(['a', 'b'])).toBeUndefined();
+    expect(counted.validate(['a', 1])).toMatch(/must contain at least 2 valid item/);
+  });
+
+  it('refuses a "$schema" it does not know with a message, not an engine exception', () => {
+    expect(() => compileSchema({ $schema: '#' })).toThrow(
+      /compileSchema\(\): the schema is refused: at "\/\$schema": it names no dialect the registry knows/,
+    );
+  });
+
+  it('validates a plain-JSON copy of the value, naming what is not JSON', () => {
+    const check = compileSchema({ type: 'object', uniqueItems: true });
+    const bare = Object.assign(Object.create(null), { a: 1 });
+    expect(check.validate(bare)).toBeUndefined();
+    expect(check.validate({ a: 10n })).toMatch(/"\/a"/);
+    expect(
+      check.validate({
+        get a() {
+          return 1;
+        },
+      }),
+    ).toMatch(/getter/);
+  });
 });

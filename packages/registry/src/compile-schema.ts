@@ -1,6 +1,6 @@
 import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { copyJson } from './json-check';
-import { checkSchema, SchemaRefusal } from './schema-check';
+import { checkSchema, LIST, MAP, ONE, SchemaRefusal } from './schema-check';
 import { linearFormats } from './schema-formats';
 import { loadModule } from './schema-load';
 import { linearPattern } from './schema-regex';
@@ -119,6 +119,44 @@ const namesPrototypeMember = (value: unknown): boolean => {
   return false;
 };
 
+/**
+ * Works around a defect of Ajv 8 (found by the differential fuzzer): in a subschema evaluated
+ * without errors (`if`, `not`), `contains` next to `prefixItems` (or an array `items`) counts as
+ * satisfied when it is not, so `{"if": {"contains": false, "prefixItems": [{}]}, "else": false}`
+ * accepted `[]`. The copy Ajv compiles moves such a `contains` (with `minContains` and
+ * `maxContains`) into an `allOf` of its own, which means the same and is compiled correctly. New
+ * `allOf` entries go last, so no JSON pointer into the schema changes; a pointer into the moved
+ * `contains` no longer resolves, and the schema is then refused (fail closed).
+ */
+const separateContains = (value: unknown): unknown => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const node = value as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...node };
+  for (const key of ONE) if (key in node) out[key] = separateContains(node[key]);
+  if (Array.isArray(node.items)) out.items = node.items.map(separateContains);
+  else if ('items' in node) out.items = separateContains(node.items);
+  for (const key of LIST) {
+    if (Array.isArray(node[key])) out[key] = (node[key] as unknown[]).map(separateContains);
+  }
+  for (const key of MAP) {
+    const map = node[key];
+    if (typeof map !== 'object' || map === null || Array.isArray(map)) continue;
+    out[key] = Object.fromEntries(
+      Object.entries(map).map(([name, sub]) => [name, separateContains(sub)]),
+    );
+  }
+  if ('contains' in out && ('prefixItems' in out || Array.isArray(out.items))) {
+    const moved: Record<string, unknown> = { contains: out.contains };
+    for (const key of ['minContains', 'maxContains']) {
+      if (key in out) moved[key] = out[key];
+      delete out[key];
+    }
+    delete out.contains;
+    out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), moved];
+  }
+  return out;
+};
+
 /** The first meta-schema violation, as a refusal naming its path in the schema. */
 const metaProblem = (errors: readonly ErrorObject[] | null | undefined): SchemaRefusal => {
   const first = errors?.[0];
@@ -146,9 +184,23 @@ export const compileChecked = (schema: unknown): CompiledValidator => {
   checkSchema(schema);
   const ownProperties = namesPrototypeMember(schema);
   let first: SchemaRefusal | undefined;
+  const compiled = JSON.stringify(schema).includes('"contains"')
+    ? separateContains(schema)
+    : schema;
   for (const dialect of dialectsFor(schema)) {
     const meta = checker(dialect);
-    if (!meta.validateSchema(schema as object)) {
+    let valid: boolean;
+    try {
+      valid = meta.validateSchema(schema as object) as boolean;
+    } catch (error) {
+      // Ajv throws for a "$schema" it does not know, instead of answering.
+      first ??= new SchemaRefusal(
+        '/$schema',
+        `it names no dialect the registry knows (${error instanceof Error ? error.message : String(error)}); use "https://json-schema.org/draft/2020-12/schema", 2019-09 or draft-07`,
+      );
+      continue;
+    }
+    if (!valid) {
       first ??= metaProblem(meta.errors);
       continue;
     }
@@ -159,7 +211,7 @@ export const compileChecked = (schema: unknown): CompiledValidator => {
       if (!warnings.includes(message)) warnings.push(message);
     };
     try {
-      const validate = freshEngine(dialect, ownProperties).compile(schema as object);
+      const validate = freshEngine(dialect, ownProperties).compile(compiled as object);
       if ((validate as { $async?: unknown }).$async) {
         throw new SchemaRefusal('', 'it compiles to an asynchronous validator; remove "$async"');
       }
@@ -268,7 +320,14 @@ export function compileSchema(
     validate(value: unknown): string | undefined {
       let ok: boolean;
       try {
-        ok = validate(value) as boolean;
+        // The validator is given what the registry gives it for arguments: a plain-JSON copy
+        // (no getters run twice, no class instances, no null-prototype surprises).
+        const copy = copyJson(value, false);
+        if (!copy.ok) {
+          const problem = copy.violations[0]!;
+          return `${problem.path === '' ? 'the value' : `"${problem.path}"`} ${problem.message}`;
+        }
+        ok = validate(copy.value) === true;
       } catch (error) {
         return `could not be validated (${error instanceof Error ? error.message : String(error)})`;
       }

@@ -17,7 +17,7 @@ export class SchemaRefusal extends Error {
 }
 
 /** Keywords whose value is one subschema. */
-const ONE = [
+export const ONE = [
   'additionalItems',
   'contains',
   'additionalProperties',
@@ -31,9 +31,9 @@ const ONE = [
   'contentSchema',
 ] as const;
 /** Keywords whose value is an array of subschemas. */
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+export const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 /** Keywords whose value is a map of subschemas. */
-const MAP = [
+export const MAP = [
   'properties',
   'patternProperties',
   '$defs',
