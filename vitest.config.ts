@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const packages = readdirSync(`${root}packages`).filter((dir) =>
@@ -43,7 +43,22 @@ export default defineConfig({
       })),
       {
         extends: true as const,
-        test: { name: 'examples', root: `${root}examples`, include: ['*/src/**/*.test.ts'] },
+        test: {
+          name: 'examples',
+          root: `${root}examples`,
+          include: ['*/src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'upstream-compat/**'],
+        },
+      },
+      // The DeepSeek Harness's published plugins on both tools services: a project of its own, so
+      // it runs alone (`--project upstream-compat`) and against the sources, like a package.
+      {
+        extends: true as const,
+        test: {
+          name: 'upstream-compat',
+          root: `${root}examples/upstream-compat`,
+          include: ['src/**/*.test.ts'],
+        },
       },
     ],
     testTimeout: 20_000,
