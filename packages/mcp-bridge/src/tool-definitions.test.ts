@@ -1,6 +1,8 @@
 import type { BodyExecution } from '@dsh-tools/protocol';
+import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applyToolDiff } from './apply-tool-diff';
 import { MAX_DESCRIPTION } from './limits';
 import { mcpToolName, TOOL_NAME_PATTERN } from './naming';
 import {
@@ -213,5 +215,96 @@ describe('matches', () => {
     const global = /^read/g;
     // A global RegExp keeps lastIndex between tests; each match must start afresh.
     expect([matches(global, 'read_a'), matches(global, 'read_b')]).toEqual([true, true]);
+  });
+});
+
+describe('schemas the registry cannot hold', () => {
+  it('skips and reports a tool over the schema budget, naming its size and the limit', () => {
+    const big = { name: 'big', description: 'd'.repeat(70_000), inputSchema: { type: 'object' } };
+    const huge = {
+      name: 'huge',
+      inputSchema: {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string' }]),
+        ),
+      },
+    };
+    const { desired, reports } = build([big, huge, { name: 'small' }]);
+    // A long description is cut to MAX_DESCRIPTION first: what is measured is what would register.
+    expect([...desired.keys()]).toEqual([mcpToolName('srv', 'big'), mcpToolName('srv', 'small')]);
+    expect(reports).toEqual([
+      expect.stringMatching(
+        /^MCP server "srv": tool "huge" has a schema of [\d,]+ bytes \(description plus inputSchema as JSON\), over the schema budget of 65,536 bytes \(maxSchemaBytes\); that tool is skipped\.$/,
+      ),
+    ]);
+    const reported: string[] = [];
+    const tight = desiredTools(
+      [{ name: 'small' }] as ListedTool[],
+      { name: 'srv' },
+      noCall,
+      (e) => reported.push(e.message),
+      10,
+    );
+    expect(tight.size).toBe(0);
+    expect(reported[0]).toMatch(/over the schema budget of 10 bytes/);
+  });
+
+  it('leaves out, with a report, each tool whose schema the registry refuses, and registers the rest', async () => {
+    const registry = createToolRegistry();
+    const reports: string[] = [];
+    const listed = [
+      { name: 'async', inputSchema: { type: 'object', $async: true } },
+      {
+        name: 'redos',
+        inputSchema: {
+          type: 'object',
+          properties: { s: { type: 'string', pattern: '^(a+)+\\1$' } },
+        },
+      },
+      { name: 'loop', inputSchema: { type: 'object', $ref: '#' } },
+      {
+        name: 'tree',
+        inputSchema: { type: 'object', properties: { kid: { $ref: '#' }, n: { type: 'number' } } },
+      },
+      {
+        name: 'plain',
+        inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+      },
+    ];
+    const desired = desiredTools(
+      listed as ListedTool[],
+      { name: 'srv' },
+      async () => [],
+      (e) => reports.push(e.message),
+    );
+    const { current } = applyToolDiff(new Map(), desired, {
+      server: 'srv',
+      registry,
+      report: (e) => reports.push(e.message),
+    });
+    expect([...current.keys()]).toEqual([mcpToolName('srv', 'tree'), mcpToolName('srv', 'plain')]);
+    expect(reports).toHaveLength(3);
+    expect(reports[0]).toMatch(
+      /the registry refused tool "mcp__srv__async" .*"\$async".*it is left out/,
+    );
+    expect(reports[1]).toMatch(
+      /the registry refused tool "mcp__srv__redos" .*backreference.*it is left out/,
+    );
+    expect(reports[2]).toMatch(
+      /the registry refused tool "mcp__srv__loop" .*cycle.*it is left out/,
+    );
+    const bad = await registry.execute({
+      callId: 'c',
+      name: mcpToolName('srv', 'tree'),
+      arguments: { kid: { kid: { n: 'x' } } },
+    });
+    expect(bad.error?.code).toBe('INVALID_ARGS');
+    const hostile = await registry.execute({
+      callId: 'd',
+      name: mcpToolName('srv', 'plain'),
+      arguments: { s: `${'a'.repeat(40)}!` },
+    });
+    expect(hostile.error?.message).toMatch(/argument "s" must match pattern/);
   });
 });
