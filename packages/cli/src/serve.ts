@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type {
   ApprovalDecision,
   Approver,
@@ -7,6 +7,12 @@ import type {
 } from '@dsh-tools/protocol';
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  type ElicitRequestFormParams,
+  type InputRequest,
+  inputRequired,
+  inputResponse,
   type McpServerFactory,
   Server,
   type ServerContext,
@@ -16,17 +22,55 @@ import {
 import { approvalQuestion } from './approvers';
 import type { Gateway } from './gateway';
 
+/**
+ * The questions of one round of a 2026-07-28 (per-request) call. Such a client is not asked
+ * while the call waits: the call is answered `input_required` with the questions, and the client
+ * calls again with the answers (`inputResponses`) and the state the gateway sealed (`requestState`).
+ */
+interface AskRound {
+  /** Whether the client declared `elicitation` in this request's capabilities. */
+  readonly canElicit: boolean;
+  /** Questions the user allowed, in this round or an earlier one (by question key). */
+  readonly approved: Set<string>;
+  /** Questions the user refused, with how (`declined`, `cancelled`, `did not allow`). */
+  readonly refused: Map<string, string>;
+  /** Questions to put to the client in an `input_required` answer. */
+  readonly pending: Map<string, InputRequest>;
+}
+
 /** One MCP request in flight, through which its call's questions are asked. */
 interface AskChannel {
   readonly server: Server;
   readonly ctx: ServerContext;
+  /** Set for a 2026-07-28 request: its questions go out as `input_required`. */
+  readonly round?: AskRound;
+}
+
+/** The form a question is put in: one box, "allow". */
+const allowForm = (): ElicitRequestFormParams['requestedSchema'] => ({
+  type: 'object',
+  properties: { allow: { type: 'boolean', title: 'Allow this call', default: false } },
+  required: ['allow'],
+});
+
+/** A question's key in `inputRequests`: the same question gets the same key in every round. */
+const questionKey = (question: string) =>
+  `allow-${createHash('sha256').update(question).digest('hex').slice(0, 24)}`;
+
+const NO_ELICITATION =
+  'This call needs a person to approve it, and the MCP client did not declare the elicitation capability, so dsh-tools cannot ask. Allow the call in the gateway config (permissions.allow), or use a client that supports elicitation.';
+
+/** The answer of the client's user to one question, in words for a denial. */
+function refusal(action: string): string {
+  return `The user ${action} this call.`;
 }
 
 /**
  * Turns the policies' `ask` into MCP elicitation: while a `tools/call` runs, its questions go to
  * the client that made it, as a form with one boolean ("allow"). A client that did not declare
- * the `elicitation` capability cannot be asked, so the call is denied, saying so; so is a
- * 2026-07-28 client for now (its multi-round-trip `input_required` flow is not implemented).
+ * the `elicitation` capability cannot be asked, so the call is denied, saying so. A 2026-07-28
+ * (per-request) client is asked the same question through the multi-round-trip flow: the call is
+ * answered `input_required`, and runs when the client calls again with the user's answer.
  */
 export interface ElicitationApprovals {
   /** Pass this to `buildGateway({ approver })`. */
@@ -46,37 +90,40 @@ export function createElicitationApprovals(): ElicitationApprovals {
         reason: 'dsh-tools serve had no MCP request to ask through for this call.',
       };
     }
-    if (channel.ctx.mcpReq.envelope !== undefined) {
-      return {
-        kind: 'deny',
-        reason:
-          'This call needs a person to approve it, and dsh-tools cannot yet ask a client on the 2026-07-28 protocol. Allow it in the gateway config, or connect with a 2025 protocol client that supports elicitation.',
-      };
+    const { round } = channel;
+    if (round) {
+      if (!round.canElicit) return { kind: 'deny', reason: NO_ELICITATION };
+      const message = approvalQuestion(request);
+      const key = questionKey(message);
+      if (round.approved.has(key)) return { kind: 'allow' };
+      const refused = round.refused.get(key);
+      if (refused !== undefined) return { kind: 'deny', reason: refusal(refused) };
+      round.pending.set(
+        key,
+        inputRequired.elicit({ mode: 'form', message, requestedSchema: allowForm() }),
+      );
+      // Not the call's final answer: the tools/call handler sees the pending question and answers
+      // input_required instead, so this denial never reaches the client.
+      return { kind: 'deny', reason: 'dsh-tools is asking the MCP client (input_required).' };
     }
     if (!channel.server.getClientCapabilities()?.elicitation) {
-      return {
-        kind: 'deny',
-        reason:
-          'This call needs a person to approve it, and the MCP client did not declare the elicitation capability, so dsh-tools cannot ask. Allow the call in the gateway config (permissions.allow), or use a client that supports elicitation.',
-      };
+      return { kind: 'deny', reason: NO_ELICITATION };
     }
     try {
       const answer = await channel.ctx.mcpReq.elicitInput(
-        {
-          mode: 'form',
-          message: approvalQuestion(request),
-          requestedSchema: {
-            type: 'object',
-            properties: { allow: { type: 'boolean', title: 'Allow this call', default: false } },
-            required: ['allow'],
-          },
-        },
+        { mode: 'form', message: approvalQuestion(request), requestedSchema: allowForm() },
         { signal: request.signal },
       );
       if (answer.action === 'accept' && answer.content?.allow === true) return { kind: 'allow' };
       return {
         kind: 'deny',
-        reason: `The user ${answer.action === 'accept' ? 'did not allow' : answer.action === 'decline' ? 'declined' : 'cancelled'} this call.`,
+        reason: refusal(
+          answer.action === 'accept'
+            ? 'did not allow'
+            : answer.action === 'decline'
+              ? 'declined'
+              : 'cancelled',
+        ),
       };
     } catch (error) {
       return {
@@ -119,6 +166,14 @@ export interface GatewayServerFactory {
 
 let callCounter = 0;
 
+/** What a 2026-07-28 client carries between the rounds of one call (sealed by the gateway). */
+interface AskState {
+  /** The tool and arguments the state belongs to (a digest). */
+  readonly call: string;
+  /** Question keys the user allowed in earlier rounds. */
+  readonly approved: readonly string[];
+}
+
 /**
  * The MCP face of a gateway: a factory of low-level SDK `Server`s whose `tools/list` is the
  * registry's schemas (raw JSON Schemas, passed through untouched) and whose `tools/call` runs
@@ -159,24 +214,92 @@ export function createGatewayServerFactory(
       : {}),
   });
 
+  // The state a 2026-07-28 client echoes between rounds says which questions its user allowed;
+  // it passes through the client, so it is sealed (HMAC, a key of this process, 10 minutes) and
+  // bound to the call's tool and arguments.
+  const stateCodec = createRequestStateCodec<AskState>({
+    key: randomBytes(32),
+    bind: (ctx) => ctx.mcpReq.method,
+  });
+  const callDigest = (name: string, args: unknown) =>
+    createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64url');
+
+  /** The round of a 2026-07-28 request: its earlier answers, from the sealed state and responses. */
+  const openRound = (ctx: ServerContext, digest: string): AskRound | string => {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
+      | { elicitation?: unknown }
+      | undefined;
+    const round: AskRound = {
+      canElicit: capabilities?.elicitation !== undefined && capabilities.elicitation !== null,
+      approved: new Set(),
+      refused: new Map(),
+      pending: new Map(),
+    };
+    const state = ctx.mcpReq.requestState<AskState>();
+    if (state !== undefined) {
+      if (state.call !== digest) {
+        return 'The requestState of this call was issued for another call (another tool or other arguments). Call the tool again without it.';
+      }
+      for (const key of state.approved) round.approved.add(key);
+    }
+    for (const key of Object.keys(ctx.mcpReq.inputResponses ?? {})) {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, key);
+      if (answer.kind !== 'elicit') continue;
+      if (answer.action === 'accept' && answer.content?.allow === true) round.approved.add(key);
+      else {
+        round.refused.set(
+          key,
+          answer.action === 'accept'
+            ? 'did not allow'
+            : answer.action === 'decline'
+              ? 'declined'
+              : 'cancelled',
+        );
+      }
+    }
+    return round;
+  };
+
   const factory: McpServerFactory = () => {
     const server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
       instructions:
         'Tools of the servers configured in dsh-tools, behind its validation and policies.',
+      requestState: { verify: stateCodec.verify },
     });
     server.setRequestHandler('tools/list', async () => ({ tools: listTools() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
       const callId = `mcp-${callCounter}-${String(ctx.mcpReq.id)}`;
-      const untrack = approvals?.track(callId, { server, ctx });
+      const args = request.params.arguments ?? {};
+      let round: AskRound | undefined;
+      let digest = '';
+      if (approvals && ctx.mcpReq.envelope !== undefined) {
+        digest = callDigest(request.params.name, args);
+        const opened = openRound(ctx, digest);
+        if (typeof opened === 'string') {
+          return { content: [{ type: 'text', text: `Error: ${opened}` }], isError: true };
+        }
+        round = opened;
+      }
+      const untrack = approvals?.track(callId, { server, ctx, ...(round ? { round } : {}) });
       try {
         const result = await registry.execute({
           callId,
           name: request.params.name,
-          arguments: request.params.arguments ?? {},
+          arguments: args,
           signal: ctx.mcpReq.signal,
         });
+        if (round && round.pending.size > 0) {
+          return inputRequired({
+            inputRequests: Object.fromEntries(round.pending),
+            requestState: await stateCodec.mint(
+              { call: digest, approved: [...round.approved] },
+              ctx,
+            ),
+          });
+        }
         return server.projectCallToolResult(toCallResult(result), undefined);
       } finally {
         untrack?.();

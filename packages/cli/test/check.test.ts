@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, CRASH_SERVER, EXAMPLE_SERVER, runCli, tempDir, writeConfig } from './helpers';
 
@@ -220,6 +221,29 @@ describe('dsh-tools check', () => {
     const args = await runCli(['check', 'list_dir', '[1]'], { cwd: tempDir() });
     expect(args.code).toBe(2);
     expect(args.stderr).toContain('JSON object');
+  });
+
+  it("the README's example config: the config file itself may not be written, a note asks", async () => {
+    const example = fileURLToPath(new URL('../example/dsh-tools.json', import.meta.url));
+    const own = await check(
+      ['write_file', '{"path":"dsh-tools.json","content":"{}"}', '--config', example],
+      tempDir(),
+    );
+    expect(own.code).toBe(1);
+    expect(own.report?.decidedBy).toMatchObject({
+      layer: 'permission',
+      rule: 'Write(./dsh-tools.json)',
+      source: `permissions.deny[0] in ${example}`,
+    });
+    const note = await check(
+      ['mcp__notes__add_note', '{"title":"t","text":"x"}', '--config', example],
+      tempDir(),
+    );
+    expect(note.code).toBe(6);
+    expect(note.report?.decidedBy).toMatchObject({
+      layer: 'permission',
+      rule: 'mcp__notes__add_note',
+    });
   });
 
   it('an unknown tool while a server failed to start points at that server (exit 4)', async () => {

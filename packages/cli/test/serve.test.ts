@@ -225,6 +225,59 @@ describe('dsh-tools serve: an ask becomes an MCP elicitation', () => {
     expect(questions).toHaveLength(3);
   });
 
+  it('asks a 2026-07-28 client through input_required when it declares elicitation', async () => {
+    const questions: string[] = [];
+    let answer: { action: 'accept' | 'decline'; content?: { allow: boolean } } = {
+      action: 'accept',
+      content: { allow: true },
+    };
+    const client = new Client(
+      { name: 'modern-asking', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: 'auto' } },
+    );
+    clients.push(client);
+    client.setRequestHandler('elicitation/create', async (request) => {
+      questions.push(String((request.params as { message?: string }).message));
+      return answer;
+    });
+    await client.connect(stdio(askConfig()));
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const allowed = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'approved per request' },
+    });
+    expect(textOf(allowed)).toBe('approved per request');
+    expect(allowed.isError).toBe(false);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain('{"text":"approved per request"}');
+
+    answer = { action: 'decline' };
+    const declined = await client.callTool({
+      name: 'mcp__changing__echo',
+      arguments: { text: 'no' },
+    });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toContain('declined');
+    expect(questions).toHaveLength(2);
+    // A call no rule asks about needs no round trip.
+    const grown = await client.callTool({ name: 'mcp__changing__grow', arguments: {} });
+    expect(grown.isError).toBe(false);
+    expect(questions).toHaveLength(2);
+  });
+
+  it('denies a 2026-07-28 client without elicitation, saying why', async () => {
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    clients.push(client);
+    await client.connect(stdio(askConfig()));
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = await client.callTool({ name: 'mcp__changing__echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('did not declare the elicitation capability');
+  });
+
   it('denies the call, saying why, when the client cannot be asked', async () => {
     const client = newClient();
     await client.connect(stdio(askConfig()));
