@@ -143,6 +143,13 @@ export interface ToolDefinition<Args = ToolArgs> extends ToolSchema {
   readonly hints?: ToolHints;
   /** Per-tool time limit in milliseconds; 0 means none. Overrides the registry default. */
   readonly timeoutMs?: number;
+  /**
+   * Per-tool whole-call deadline in milliseconds (interceptors and body together, from the end of
+   * validation); 0 means none. Overrides the registry's `callTimeoutMs`.
+   */
+  readonly callTimeoutMs?: number;
+  /** Per-tool bound on what a result carries to the model, in bytes. Overrides the registry's. */
+  readonly maxOutputBytes?: number;
   /** Validates arguments instead of the compiled `parameters` when present. */
   readonly inputValidator?: ToolInputValidator<Args>;
   readonly source?: ToolSource;

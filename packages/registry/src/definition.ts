@@ -164,6 +164,19 @@ export const readDefinition = (
   const timeoutProblem =
     timeoutMs === undefined ? undefined : timeLimitProblem(timeoutMs, '0 for no limit');
   if (timeoutProblem) fail(`"timeoutMs" ${timeoutProblem}.`);
+  const callTimeoutMs = read('callTimeoutMs');
+  const callTimeoutProblem =
+    callTimeoutMs === undefined ? undefined : timeLimitProblem(callTimeoutMs, '0 for none');
+  if (callTimeoutProblem) fail(`"callTimeoutMs" ${callTimeoutProblem}.`);
+  const maxOutputBytes = read('maxOutputBytes');
+  if (
+    maxOutputBytes !== undefined &&
+    (typeof maxOutputBytes !== 'number' ||
+      !Number.isSafeInteger(maxOutputBytes) ||
+      maxOutputBytes < 1)
+  ) {
+    fail(`"maxOutputBytes" must be a whole number >= 1 (got ${String(maxOutputBytes)}).`);
+  }
 
   const inputValidator = read('inputValidator');
   if (inputValidator !== undefined) {
@@ -236,6 +249,8 @@ export const readDefinition = (
     schema,
     view,
     timeoutMs: timeoutMs as number | undefined,
+    callTimeoutMs: callTimeoutMs as number | undefined,
+    maxOutputBytes: maxOutputBytes as number | undefined,
     inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
     holder: describeSource(frozenSource),
     compiled: checked,

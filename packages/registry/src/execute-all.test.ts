@@ -1,7 +1,12 @@
 import { type ToolDefinition, type ToolExecution, textContent } from '@dsh-tools/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { call, deferred, readFile } from '../test/helpers';
+import { call as callOf, deferred, readFile } from '../test/helpers';
+
+// A turn gives every call its own callId (executeAll refuses a repeated one).
+let calls = 0;
+const call = (...[name, args, extra]: Parameters<typeof callOf>) =>
+  callOf(name, args, { callId: `c-${name}-${++calls}`, ...extra });
 import { createToolRegistry } from './index';
 
 /**

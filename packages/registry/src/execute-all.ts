@@ -1,4 +1,6 @@
-import type { ToolExecutionResult } from '@dsh-tools/protocol';
+import { ToolErrorCode as Codes, errorResult, type ToolExecutionResult } from '@dsh-tools/protocol';
+import { quote } from './describe';
+import { UNREADABLE } from './read-call';
 import type { Failed, Prepared } from './types';
 
 /** The stages a turn is scheduled over; each contains its own failures and never rejects. */
@@ -57,7 +59,28 @@ export async function executeAll(
   } catch {
     // Unreadable options: the registry's default bound.
   }
-  const { prepare, dispatch, fail } = stages;
+  const { dispatch, fail } = stages;
+  // Two calls of one turn with one callId could take each other's results (the model matches
+  // results to its calls by id): every call after the first with an id already used is refused.
+  const firstWithId = new Map<string, number>();
+  const prepare = async (k: number): Promise<Prepared | Failed> => {
+    const prepared = await stages.prepare(list[k]);
+    const { exec } = prepared;
+    if (exec === UNREADABLE) return prepared;
+    const first = firstWithId.get(exec.callId);
+    if (first === undefined) {
+      firstWithId.set(exec.callId, k);
+      return prepared;
+    }
+    return {
+      failed: errorResult(
+        exec.callId,
+        Codes.INVALID_ARGS,
+        `executeAll(): call ${k} of this turn has the callId ${quote(exec.callId)} of call ${first}; nothing ran. Give every call its own callId (the model's tool-call id).`,
+      ),
+      exec,
+    };
+  };
   // Every stage contains its own failures, so one call can never take another's result, and no
   // call is ever dispatched twice.
   const out: ToolExecutionResult[] = new Array(list.length);
@@ -66,7 +89,7 @@ export async function executeAll(
   while (i < list.length) {
     // A call carried over from the end of a run was already classified as not safe.
     const wasCarried = carried !== undefined;
-    const first = carried ?? (await prepare(list[i]));
+    const first = carried ?? (await prepare(i));
     carried = undefined;
     if ('failed' in first) {
       out[i] = fail(first);
@@ -83,7 +106,7 @@ export async function executeAll(
     const start = i;
     const group: Prepared[] = [first];
     while (start + group.length < list.length) {
-      const candidate = await prepare(list[start + group.length]);
+      const candidate = await prepare(start + group.length);
       if ('failed' in candidate || !isConcurrencySafe(candidate)) {
         carried = candidate;
         break;

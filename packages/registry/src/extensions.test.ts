@@ -147,7 +147,7 @@ describe('extension fields', () => {
       enumerable: false,
     });
     expect((await registry.execute(exec)).isError).toBe(false);
-    expect(await registry.executeAll([exec, hidden])).toMatchObject([
+    expect(await registry.executeAll([exec, { ...hidden, callId: 'c-hidden' }])).toMatchObject([
       { isError: false },
       { isError: false },
     ]);

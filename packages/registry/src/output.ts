@@ -6,17 +6,47 @@ import {
   ToolErrorCode,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import { boundOutput, DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import { isRecord, kindOf, messageOf, quote } from './describe';
+import { copyJson } from './json-check';
+
+/**
+ * The content blocks and `structuredContent` of a result, copied and deep-frozen (a body that kept
+ * a reference cannot change what the interceptors, the observers and the caller read), or what is
+ * not JSON in them, with its path (`BigInt`, a cycle, an accessor, a function: anything
+ * `JSON.stringify` would throw on or silently change).
+ */
+const copyOutput = (
+  blocks: unknown,
+  structured: unknown,
+): { content: ContentBlock[]; structured: unknown } | { problem: string } => {
+  const copied = copyJson(
+    structured === undefined
+      ? { content: blocks }
+      : { content: blocks, structuredContent: structured },
+  );
+  if (!copied.ok) {
+    const first = copied.violations[0];
+    const more = copied.violations.length - 1 + copied.more;
+    return {
+      problem: `not JSON at ${first ? `"${first.path}": ${first.message}` : 'an unknown place'}${more > 0 ? ` (and ${more} more)` : ''}`,
+    };
+  }
+  const value = copied.value as { content: ContentBlock[]; structuredContent?: unknown };
+  return { content: value.content, structured: value.structuredContent };
+};
 
 /**
  * Turns what a tool body returned into a result: content blocks, or `{ content,
- * structuredContent }`. Anything else is `INVALID_OUTPUT`, naming the tool and the bad block, so
- * the author finds the bug; the model is told it was not its fault.
+ * structuredContent }`, copied and deep-frozen, then bounded to `maxOutputBytes`. Anything else
+ * (or anything that is not JSON) is `INVALID_OUTPUT`, naming the tool and the bad block or path,
+ * so the author finds the bug; the model is told it was not its fault.
  */
 export const resultFromOutput = (
   tool: string,
   callId: string,
   output: unknown,
+  maxOutputBytes: number = DEFAULT_MAX_OUTPUT_BYTES,
 ): ToolExecutionResult => {
   const invalid = (what: string): ToolExecutionResult =>
     errorResult(
@@ -36,28 +66,32 @@ export const resultFromOutput = (
         `returned ${kindOf(output)}; a tool returns an array of content blocks or { content, structuredContent }`,
       );
     }
-    const content = Array.from(blocks as readonly unknown[]);
+    const copied = copyOutput(blocks, structured);
+    if ('problem' in copied) return invalid(`returned output that is ${copied.problem}`);
+    const { content } = copied;
     for (let i = 0; i < content.length; i++) {
       if (!isContentBlock(content[i])) {
-        const type = isRecord(content[i]) ? (content[i] as { type?: unknown }).type : undefined;
         return invalid(
-          `returned an invalid content block at index ${i} (${
-            typeof type === 'string'
-              ? `a "${type.slice(0, 40)}" block missing a required field or with an unknown type`
-              : `got ${kindOf(content[i])}`
-          })`,
+          `returned an invalid content block at index ${i} (${describeBlock(content[i])})`,
         );
       }
     }
+    structured = copied.structured;
     if (structured !== undefined && !isRecord(structured)) {
       return invalid(`returned structuredContent that is ${kindOf(structured)}, not an object`);
     }
-    return {
-      callId,
-      content: Object.freeze(content as ContentBlock[]),
-      isError: false,
-      ...(structured !== undefined && { structuredContent: structured as Record<string, unknown> }),
-    };
+    return boundOutput(
+      tool,
+      {
+        callId,
+        content,
+        isError: false,
+        ...(structured !== undefined && {
+          structuredContent: structured as Record<string, unknown>,
+        }),
+      },
+      maxOutputBytes,
+    );
   } catch (error) {
     return invalid(`returned output that could not be read (${messageOf(error)})`);
   }
@@ -114,7 +148,9 @@ export const copyResult = (
           'an object that is not a result (it needs a string callId, a content array and a boolean isError)',
       };
     }
-    const blocks = Array.from(content as unknown[]);
+    const copied = copyOutput(content, structuredContent);
+    if ('problem' in copied) return { problem: `a result whose output is ${copied.problem}` };
+    const blocks = copied.content;
     for (let i = 0; i < blocks.length; i++) {
       if (!isContentBlock(blocks[i])) {
         return {
@@ -145,9 +181,10 @@ export const copyResult = (
         ...(details !== undefined && { details }),
       });
     }
-    if (structuredContent !== undefined && !isRecord(structuredContent)) {
+    const structured = copied.structured;
+    if (structured !== undefined && !isRecord(structured)) {
       return {
-        problem: `a result whose structuredContent is ${kindOf(structuredContent)}, not an object`,
+        problem: `a result whose structuredContent is ${kindOf(structured)}, not an object`,
       };
     }
     return {
@@ -156,8 +193,8 @@ export const copyResult = (
         content: blocks as ContentBlock[],
         isError,
         ...(copiedError !== undefined && { error: copiedError }),
-        ...(structuredContent !== undefined && {
-          structuredContent: structuredContent as Record<string, unknown>,
+        ...(structured !== undefined && {
+          structuredContent: structured as Record<string, unknown>,
         }),
         ...(isRecord(args) && { arguments: args as ToolExecutionResult['arguments'] & object }),
       },

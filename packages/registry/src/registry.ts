@@ -10,6 +10,8 @@ import {
 } from '@dsh-tools/protocol';
 import { createEmitter } from '@dsh-tools/waterfall';
 import { assembleResult, internalErrorResult } from './assemble-result';
+import { boundCall, callDeadline } from './bound-call';
+import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import { readDefinition, timeLimitProblem } from './definition';
 import { kindOf, quote } from './describe';
 import { executeAll } from './execute-all';
@@ -68,6 +70,18 @@ const observed = (exec: ToolExecution | undefined): RegistryErrorInfo =>
     ? { kind: 'observer' }
     : { kind: 'observer', tool: exec.name, callId: exec.callId };
 
+/** Why a tool's running calls stop when it is unregistered: their signals' reason. */
+const unregistered = (tool: string): DOMException =>
+  new DOMException(`Tool "${tool}" was unregistered while the call ran`, 'AbortError');
+
+/** A call whose callId is already in flight in this registry: refused, nothing ran. */
+const duplicateCall = (exec: ToolExecution): ToolExecutionResult =>
+  errorResult(
+    exec.callId,
+    Codes.INVALID_ARGS,
+    `execute(): a call with callId ${quote(exec.callId)} is already in flight in this registry; nothing ran. Give every call its own callId (the model's tool-call id).`,
+  );
+
 /** What observers are shown of a call that failed inside the registry after it was read. */
 const seenOfRequest = (request: CallRequest): ToolExecution =>
   seenOf(request.callId, request.name, request.args);
@@ -80,11 +94,14 @@ const preparedCall = (
   request: CallRequest,
   entry: RegisteredTool,
   checked: ToolExecutionResult | Checked,
+  callTimeoutMs: number,
 ): Prepared | Failed => {
   if (!('value' in checked)) {
     return { failed: checked, exec: seenOfRequest(request) };
   }
-  const { callId, name, agent, signal, extensions } = request;
+  const { callId, name, agent, extensions } = request;
+  const deadline = callDeadline(entry.callTimeoutMs ?? callTimeoutMs, request.signal);
+  const signal = deadline ? deadline.controller.signal : request.signal;
   const fields = {
     callId,
     name,
@@ -107,6 +124,9 @@ const preparedCall = (
     effective: checked.value,
     misuse: undefined,
     last: undefined,
+    stop: undefined,
+    pending: deadline ? [] : undefined,
+    deadline,
   };
 };
 
@@ -125,6 +145,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     'timeoutGraceMs',
     '0 to resolve at once',
   );
+  const callTimeoutMs = checkTime(options.callTimeoutMs, 0, 'callTimeoutMs', '0 for none');
+  const maxOutputBytes = Math.floor(
+    checkLimit(options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, 'maxOutputBytes', 1),
+  );
   const defaultConcurrency = Math.floor(
     checkLimit(options.maxConcurrency, DEFAULT_CONCURRENCY, 'maxConcurrency', 1),
   );
@@ -138,6 +162,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   };
 
   const tools = new Map<string, RegisteredTool>();
+  /** Calls between dispatch and result, by callId: a callId is in flight at most once. */
+  const inflight = new Map<string, Prepared>();
   let schemaCache: readonly ToolSchema[] | undefined;
 
   // Emitting is synchronous, so the call being reported is known while observers run.
@@ -168,6 +194,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (tools.get(entry.name) !== entry) return;
       tools.delete(entry.name);
       entry.disposed = true;
+      // Its running calls stop as an abort stops them; those not yet at the body never start it.
+      for (const call of inflight.values()) {
+        if (call.entry === entry) call.stop?.(unregistered(entry.name));
+      }
       if (entry.compiled) entry.compiled.release();
       emitChange([], [entry.name]);
     };
@@ -177,10 +207,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   const checkArguments = (entry: RegisteredTool, callId: string, args: unknown, preface?: string) =>
     validateArguments(entry, callId, args, report, preface);
-  const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report };
+  const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report, maxOutputBytes };
   const body = (hop: Hop): Promise<ToolExecutionResult> =>
     runBody(hop.state, hop.exec, hop.extensions, limits);
-  const interceptors = createInterceptorChain(checkArguments, body);
+  const interceptors = createInterceptorChain(checkArguments, body, maxOutputBytes);
 
   /** The stage *tell the observers*: they see the final, frozen result; one that throws is contained. */
   const finalize = (result: ToolExecutionResult, exec: ToolExecution): ToolExecutionResult => {
@@ -204,15 +234,32 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     if ('failed' in entry) return entry;
     const checked = checkArguments(entry, request.callId, request.args);
     return checked instanceof Promise
-      ? checked.then((outcome) => preparedCall(request, entry, outcome))
-      : preparedCall(request, entry, checked);
+      ? checked.then((outcome) => preparedCall(request, entry, outcome, callTimeoutMs))
+      : preparedCall(request, entry, checked, callTimeoutMs);
   };
 
-  /** Run the interceptors around the body, assemble the result, tell the observers. Never rejects. */
+  /** Run the interceptors around the body, and assemble the result. Never rejects. */
+  const run = async (call: Prepared): Promise<ToolExecutionResult> => {
+    if (interceptors.size === 0) return runBody(call, call.exec, call.extensions, limits);
+    const hop: Hop = { exec: call.exec, extensions: call.extensions, state: call };
+    let produced: ToolExecutionResult;
+    try {
+      produced = await interceptors.run(hop);
+    } catch (error) {
+      produced = chainFailure(error, hop);
+    }
+    return assembleResult(call, produced);
+  };
+
+  /**
+   * Dispatch a prepared call: its callId in flight at most once, then run (within the whole-call
+   * deadline, if any), then tell the observers. Never rejects.
+   */
   const dispatch = async (call: Prepared): Promise<ToolExecutionResult> => {
     const { exec } = call;
     try {
-      if (isAborted(call.signal)) {
+      if (inflight.has(exec.callId)) return finalize(duplicateCall(exec), exec);
+      if (isAborted(call.deadline ? call.deadline.caller : call.signal)) {
         return finalize(
           errorResult(
             exec.callId,
@@ -222,17 +269,16 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
           exec,
         );
       }
-      if (interceptors.size === 0) {
-        return finalize(await runBody(call, exec, call.extensions, limits), exec);
-      }
-      const hop: Hop = { exec, extensions: call.extensions, state: call };
-      let produced: ToolExecutionResult;
+      inflight.set(exec.callId, call);
+      let result: ToolExecutionResult;
       try {
-        produced = await interceptors.run(hop);
-      } catch (error) {
-        produced = chainFailure(error, hop);
+        result = await (call.deadline
+          ? boundCall(call, call.deadline, () => run(call), report)
+          : run(call));
+      } finally {
+        inflight.delete(exec.callId);
       }
-      return finalize(assembleResult(call, produced), exec);
+      return finalize(result, exec);
     } catch (error) {
       // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
       return internalError(exec, 'execute()', error);

@@ -19,7 +19,12 @@ export interface BodyLimits {
   readonly graceMs: number;
   readonly report: Report;
   readonly timers?: Timers;
+  /** The registry's default `maxOutputBytes`; a definition's wins. */
+  readonly maxOutputBytes: number;
 }
+
+/** What a whole-call deadline's `TIMEOUT` names while the body runs. */
+export const BODY = 'the tool body';
 
 /**
  * The execution a body receives: the intercepted one (extension fields included), with a signal
@@ -90,10 +95,11 @@ const startBody = (
  * The stage *run the body*: the tool's `execute` with the intercepted execution, its outcome turned
  * into a result (content blocks or `{ content, structuredContent }`; anything else is
  * `INVALID_OUTPUT`, a throw `TOOL_ERROR` or the `ToolError`'s code), frozen and kept as the call's
- * latest result (what the innermost `next()` resolves with). A caller signal aborted by
- * now means nothing runs (`ABORTED`). A body that nothing can stop runs bare; otherwise under
- * {@link runWithDeadline}: on a timeout or an abort its signal aborts, and after the grace the
- * call resolves `TIMEOUT` / `ABORTED` even if the body ignores it. Never rejects.
+ * latest result (what the innermost `next()` resolves with), its output bounded by
+ * `maxOutputBytes`. A caller signal aborted by now, or a tool unregistered by now, means nothing
+ * runs (`ABORTED`). The body runs under {@link runWithDeadline}: on a timeout, an abort or the
+ * tool's unregistering its signal aborts, and after the grace the call resolves `TIMEOUT` /
+ * `ABORTED` even if the body ignores it. Never rejects.
  */
 export function runBody(
   state: CallState,
@@ -115,12 +121,22 @@ export function runBody(
       ),
     );
   }
-  const limit = entry.timeoutMs ?? limits.timeoutMs;
-  if (limit <= 0 && !caller) {
-    // Nothing can stop this call: no timers, no listeners, a signal that never aborts.
-    return runBare(state, entry, exec, extensions);
+  if (entry.disposed) {
+    return Promise.resolve(
+      keep(
+        state,
+        errorResult(
+          callId,
+          Codes.ABORTED,
+          `Tool "${entry.name}" was unregistered before it ran; nothing ran. It is no longer available.`,
+        ),
+      ),
+    );
   }
-  return runWithDeadline(
+  const limit = entry.timeoutMs ?? limits.timeoutMs;
+  const { pending } = state;
+  if (pending) pending.push(BODY);
+  const ran = runWithDeadline(
     (signal) => startBody(entry, exec, bodyExecution(exec, extensions, signal)),
     {
       milliseconds: limit,
@@ -136,37 +152,22 @@ export function runBody(
                 `Tool "${entry.name}" returned after its call had already resolved ${
                   stoppedBy === 'timeout'
                     ? Codes.TIMEOUT
-                    : stoppedBy === 'abort'
-                      ? Codes.ABORTED
-                      : 'as finished'
+                    : stoppedBy === undefined
+                      ? 'as finished'
+                      : Codes.ABORTED
                 }; the output was discarded.`,
               );
         limits.report(late, { kind: 'late-settlement', tool: entry.name, callId });
       },
       ...(limits.timers !== undefined && { timers: limits.timers }),
+      // Unregistering the tool stops its running calls (the registry's disposer calls it).
+      control: state,
     },
-  ).then((outcome) => keep(state, resultOf(outcome, entry, callId, limit)));
-}
-
-/** A body nothing can stop, run bare: an async function, so no closures per call for its outcome. */
-async function runBare(
-  state: CallState,
-  entry: RegisteredTool,
-  exec: InterceptedExecution,
-  extensions: Extensions | undefined,
-): Promise<ToolExecutionResult> {
-  let idle: AbortController | undefined;
-  const bodyExec = bodyExecution(exec, extensions, () => {
-    idle ??= new AbortController();
-    return idle.signal;
+  );
+  return ran.then((outcome) => {
+    if (pending) pending.splice(pending.lastIndexOf(BODY), 1);
+    return keep(state, resultOf(outcome, entry, callId, limit, limits.maxOutputBytes));
   });
-  let output: unknown;
-  try {
-    output = await entry.execute(exec.arguments, bodyExec);
-  } catch (error) {
-    return keep(state, resultFromThrow(entry.name, exec.callId, error));
-  }
-  return keep(state, resultFromOutput(entry.name, exec.callId, output));
 }
 
 /**
@@ -178,10 +179,16 @@ function resultOf(
   entry: RegisteredTool,
   callId: string,
   limit: number,
+  maxOutputBytes: number,
 ): ToolExecutionResult {
   switch (outcome.status) {
     case 'fulfilled':
-      return resultFromOutput(entry.name, callId, outcome.value);
+      return resultFromOutput(
+        entry.name,
+        callId,
+        outcome.value,
+        entry.maxOutputBytes ?? maxOutputBytes,
+      );
     case 'rejected':
       return resultFromThrow(entry.name, callId, outcome.reason);
     case 'stopped':
@@ -191,11 +198,17 @@ function resultOf(
             Codes.TIMEOUT,
             `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
           )
-        : errorResult(
-            callId,
-            Codes.ABORTED,
-            `The call to tool "${entry.name}" was aborted by the caller.`,
-          );
+        : outcome.by === 'stop'
+          ? errorResult(
+              callId,
+              Codes.ABORTED,
+              `Tool "${entry.name}" was unregistered while this call ran; its signal was aborted. The tool is no longer available.`,
+            )
+          : errorResult(
+              callId,
+              Codes.ABORTED,
+              `The call to tool "${entry.name}" was aborted by the caller.`,
+            );
     default:
       return errorResult(
         callId,

@@ -6,6 +6,7 @@ import {
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
 import { createWaterfall, type Next, WaterfallError } from '@dsh-tools/waterfall';
+import { boundOutput } from './bound-output';
 import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
 import { type CheckArguments, readRewrite } from './read-rewrite';
@@ -35,6 +36,12 @@ const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
   (value as Hop).state !== undefined;
 
 const promiseThen = Promise.prototype.then;
+
+/** An interceptor (or the body) is no longer pending: its latest entry leaves the list. */
+const settledIn = (pending: string[], name: string): void => {
+  const at = pending.lastIndexOf(name);
+  if (at !== -1) pending.splice(at, 1);
+};
 
 /** The interceptors of a registry, around the body. */
 export interface InterceptorChain {
@@ -88,6 +95,7 @@ const chainMisuse = (error: WaterfallError, hop: Hop): ToolExecutionResult => {
 export function createInterceptorChain(
   check: CheckArguments,
   body: (hop: Hop) => Promise<ToolExecutionResult>,
+  maxOutputBytes: number,
 ): InterceptorChain {
   const chain = createWaterfall<[Link], ToolExecutionResult>();
   let count = 0;
@@ -147,7 +155,10 @@ export function createInterceptorChain(
           `returned the result of another call (${quote(copied.result.callId)})`,
         );
       }
-      return keep(state, copied.result);
+      return keep(
+        state,
+        boundOutput(exec.name, copied.result, state.entry.maxOutputBytes ?? maxOutputBytes),
+      );
     };
 
     /** What the interceptor threw (or rejected with), as its result. */
@@ -183,14 +194,24 @@ export function createInterceptorChain(
         return sent;
       };
       let returned: unknown;
+      // Under a whole-call deadline, what is pending is tracked so that a TIMEOUT can name it.
+      const { pending } = state;
+      if (pending) pending.push(name);
       try {
         returned = interceptor(exec, guarded);
       } catch (error) {
+        if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
         return thrown(error, hop);
       }
       // `return next()`: the result is the inner one, already the registry's. The common case.
-      if (returned === sent && sent !== undefined) return sent;
+      if (returned === sent && sent !== undefined) {
+        if (pending) {
+          const done = () => settledIn(pending, name);
+          promiseThen.call(sent, done, done);
+        }
+        return sent;
+      }
       if (sent !== undefined) {
         // A misuse of next() further in that this interceptor swallows still comes first.
         promiseThen.call(sent, undefined, (error: unknown) => {
@@ -198,10 +219,12 @@ export function createInterceptorChain(
         });
       }
       const settled = (value: unknown) => {
+        if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
         return accept(value, hop);
       };
       const failed = (error: unknown) => {
+        if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
         return thrown(error, hop);
       };

@@ -6,8 +6,8 @@ export interface Timers {
   readonly clearTimeout: (handle: unknown) => void;
 }
 
-/** What stopped the work: its time limit, or the caller's signal. */
-export type StoppedBy = 'timeout' | 'abort';
+/** What stopped the work: its time limit, the caller's signal, or its owner (`control.stop`). */
+export type StoppedBy = 'timeout' | 'abort' | 'stop';
 
 /** How work run under a deadline ended. */
 export type DeadlineOutcome<T> =
@@ -35,6 +35,11 @@ export interface DeadlineOptions {
   ) => void;
   /** Default: the global `setTimeout` / `clearTimeout`, looked up on each use. */
   readonly timers?: Timers;
+  /**
+   * Receives, while the work runs, a function that stops it from outside (as an abort does, with
+   * the reason given; the outcome then says `stop`); reset to `undefined` once the outcome is decided.
+   */
+  readonly control?: { stop: ((reason: unknown) => void) | undefined };
 }
 
 const globalTimers: Timers = {
@@ -57,7 +62,7 @@ export function runWithDeadline<T>(
   work: (signal: () => AbortSignal) => Promise<T>,
   options: DeadlineOptions,
 ): Promise<DeadlineOutcome<T>> {
-  const { milliseconds, graceMs, signal: caller, timeoutReason, onLate } = options;
+  const { milliseconds, graceMs, signal: caller, timeoutReason, onLate, control } = options;
   const timers = options.timers ?? globalTimers;
   return new Promise((resolve) => {
     let controller: AbortController | undefined;
@@ -69,6 +74,7 @@ export function runWithDeadline<T>(
     const finish = (outcome: DeadlineOutcome<T>): void => {
       if (finished) return;
       finished = true;
+      if (control) control.stop = undefined;
       if (timer !== undefined) timers.clearTimeout(timer);
       if (graceTimer !== undefined) timers.clearTimeout(graceTimer);
       // Resolve first: nothing that happens while cleaning up may keep the caller waiting.
@@ -102,6 +108,7 @@ export function runWithDeadline<T>(
     if (milliseconds > 0) {
       timer = timers.setTimeout(() => stop('timeout', timeoutReason()), milliseconds);
     }
+    if (control) control.stop = (reason) => stop('stop', reason);
     const signal = (): AbortSignal => {
       if (!controller) {
         controller = new AbortController();

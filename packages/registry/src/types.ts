@@ -28,6 +28,22 @@ export interface ToolRegistryOptions {
    * signal therefore never holds a call open for longer than its limit plus this grace.
    */
   readonly timeoutGraceMs?: number;
+  /**
+   * Whole-call deadline in ms, from the end of validation to the result: the interceptors (an
+   * approval waiting for a person, a hook) and the body together. 0 means none (the default: a
+   * person may take their time to approve). On expiry the signal the interceptors and the body
+   * see aborts, and the call resolves `TIMEOUT` naming what was still pending (an interceptor or
+   * the body). A definition's `callTimeoutMs` overrides it. At most 2147483647.
+   */
+  readonly callTimeoutMs?: number;
+  /**
+   * The most a result may carry to the model, in bytes (default 1048576, 1 MiB): text counted as
+   * UTF-8, a binary block (image, audio, blob) as its base64 length, `structuredContent` as JSON.
+   * Text over the budget is cut, with a marker saying how much was cut; a binary block that does
+   * not fit is replaced by a text note; `structuredContent` that does not fit is left out with a
+   * note. A definition's `maxOutputBytes` overrides it.
+   */
+  readonly maxOutputBytes?: number;
   /** How many calls {@link ToolRegistry.executeAll} overlaps at most (default 10). */
   readonly maxConcurrency?: number;
   /**
@@ -133,6 +149,10 @@ export interface RegisteredTool {
   readonly schema: ToolSchema;
   readonly view: ToolView;
   readonly timeoutMs: number | undefined;
+  /** The definition's whole-call deadline, overriding the registry's. */
+  readonly callTimeoutMs?: number | undefined;
+  /** The definition's output budget, overriding the registry's. */
+  readonly maxOutputBytes?: number | undefined;
   readonly inputValidator: ToolInputValidator<unknown> | undefined;
   /** Who holds the name, for the duplicate message. */
   readonly holder: string;
@@ -191,6 +211,16 @@ export interface CallState {
   /** The first interceptor misuse the registry saw; it decides the result (fail closed). */
   misuse: ToolExecutionResult | undefined;
   /**
+   * Stops the running body as an abort does (its signal aborts; after the grace the call resolves
+   * `ABORTED`): set by *run the body* while the body runs, used when the tool is unregistered.
+   */
+  stop: ((reason: unknown) => void) | undefined;
+  /**
+   * Under a whole-call deadline only: the interceptors entered and not yet settled, innermost
+   * last, and `BODY` while the body runs, so that a `TIMEOUT` names what was still pending.
+   */
+  pending: string[] | undefined;
+  /**
    * The latest result the registry made or checked for this call, frozen: an interceptor that
    * hands back exactly what `next()` resolved with returns this object, which needs no check.
    */
@@ -206,6 +236,18 @@ export interface Prepared extends CallState {
   readonly raw: unknown;
   readonly exec: InterceptedExecution;
   readonly extensions: Extensions | undefined;
+  /** The whole-call deadline (`callTimeoutMs`), if the call has one. */
+  readonly deadline: CallDeadline | undefined;
+}
+
+/**
+ * A call's whole-call deadline: its own controller, whose signal the interceptors and the body
+ * see (it aborts with the caller's signal, or when the time is up), the caller's signal, the limit.
+ */
+export interface CallDeadline {
+  readonly ms: number;
+  readonly caller: AbortSignal | undefined;
+  readonly controller: AbortController;
 }
 
 /** One execution on its way through the interceptors to the body, with its call's state. */
