@@ -809,7 +809,7 @@ describe('registration in a cordis app', () => {
   it('signals nothing to a system prompt that is not there', async () => {
     const root = await boot();
     let changes = 0;
-    root.on('system-prompt/change' as never, () => {
+    root.on('system-prompt/change', () => {
       changes++;
     });
     await root.plugin(plugin('tools', (ctx) => ctx.tools.register(echo())));
