@@ -6,6 +6,7 @@
  */
 import PlanMode from '@deepseek-ai/dsh-plan-mode';
 import UserQuestionService from '@deepseek-ai/dsh-user-questions';
+import { Permission } from 'dsh-tools/cordis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boot, HOSTS, type Host, type HostName, liveAgent } from '../test/hosts';
 
@@ -122,5 +123,19 @@ describe('dsh-plan-mode', () => {
         content: [{ type: 'text', text: PLAN }],
       });
     }
+  });
+
+  it('stays under our own interceptors on ours: a Permission deny rule stops exit_plan_mode', async () => {
+    const host = await boot('ours');
+    hosts.push(host);
+    await host.root.plugin(UserQuestionService);
+    await host.root.plugin(PlanMode, { section: 'plan' });
+    await host.root.plugin(Permission, { rules: { deny: ['exit_plan_mode'] } });
+    const agent = liveAgent(host.root);
+    agent.session.append('plan/mode', { active: true } as never);
+    const result = await host.call('exit_plan_mode', { plan: PLAN }, agent);
+    expect(result.isError).toBe(true);
+    expect(result.code).toBe('DENIED');
+    expect(result.text).toContain('exit_plan_mode');
   });
 });
