@@ -9,6 +9,10 @@
  *   for the record.
  * - **gateway in process**: `registry.execute` of the bridged tool in this process, the gateway's
  *   work without the client→gateway hop, to say where the difference goes.
+ * - **SDK forwarder**: the same two hops with nothing of ours: the SDK's `Server` on stdio whose
+ *   `tools/call` handler calls an SDK `Client` of the server. What the two MCP connections cost by
+ *   themselves (each message parsed and schema-checked on both ends, one more process); the
+ *   gateway's own share is `through serve / SDK forwarder`.
  *
  * Every process is started once; the calls are what is timed.
  */
@@ -16,6 +20,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildGateway, loadConfig } from '@dsh-tools/cli';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -32,6 +37,28 @@ writeFileSync(
   JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [NOTES] } } }),
 );
 const TOKEN = 'bench-token-0123456789abcdef';
+
+// The SDK forwarder, as a program of its own; the SDK resolves from the CLI package, which has it.
+const fromCli = createRequire(join(cliDir, 'package.json'));
+const sdkUrl = (id: string) => pathToFileURL(fromCli.resolve(id)).href;
+const FORWARDER = join(dir, 'sdk-forwarder.mjs');
+writeFileSync(
+  FORWARDER,
+  `import { Server } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/server'))};
+import { serveStdio } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/server/stdio'))};
+import { Client } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/client'))};
+import { StdioClientTransport } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/client/stdio'))};
+const upstream = new Client({ name: 'sdk-forwarder', version: '0.0.0' });
+await upstream.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(NOTES)}], stderr: 'ignore' }));
+serveStdio(() => {
+  const server = new Server({ name: 'sdk-forwarder', version: '0.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', () => upstream.listTools());
+  server.setRequestHandler('tools/call', (request) => upstream.callTool({ name: request.params.name, arguments: request.params.arguments }));
+  return server;
+});
+process.stdin.once('end', () => process.exit(0));
+`,
+);
 
 /** Throws unless a raw MCP result is a success: an error answer must never be timed as a call. */
 function succeeded(label: string, result: unknown): void {
@@ -53,6 +80,11 @@ await viaStdio.connect(
     args: [CLI, 'serve', '--config', configFile],
     stderr: 'ignore',
   }),
+);
+
+const viaSdk = new Client({ name: 'bench-sdk-forwarder', version: '0.0.0' });
+await viaSdk.connect(
+  new StdioClientTransport({ command: process.execPath, args: [FORWARDER], stderr: 'ignore' }),
 );
 
 // The HTTP gateway is a child process too; its address comes on stderr.
@@ -101,6 +133,8 @@ const calls = {
       'serve http',
       await viaHttp.callTool({ name: 'mcp__notes__get_note', arguments: { id: 1 } }),
     ),
+  sdk: async () =>
+    succeeded('sdk forwarder', await viaSdk.callTool({ name: 'get_note', arguments: { id: 1 } })),
   inProcess: async () => {
     const result = await gateway.registry.execute({
       callId: `b${++id}`,
@@ -134,8 +168,14 @@ try {
   // medians. This is the figure the target is judged on.
   const ROUNDS = 300;
   type Which = keyof typeof calls;
-  const names: Which[] = ['direct', 'stdio', 'http', 'inProcess'];
-  const times: Record<Which, number[]> = { direct: [], stdio: [], http: [], inProcess: [] };
+  const names: Which[] = ['direct', 'stdio', 'http', 'sdk', 'inProcess'];
+  const times: Record<Which, number[]> = {
+    direct: [],
+    stdio: [],
+    http: [],
+    sdk: [],
+    inProcess: [],
+  };
   for (let i = 0; i < ROUNDS; i++) {
     for (let k = 0; k < names.length; k++) {
       const which = names[(i + k) % names.length] as Which;
@@ -149,12 +189,20 @@ try {
   const m = Object.fromEntries(names.map((n) => [n, median(times[n])])) as Record<Which, number>;
   console.log(
     `paired, ${ROUNDS} rounds: median direct ${formatNs(m.direct)}, through serve stdio ${formatNs(m.stdio)}, ` +
-      `through serve http ${formatNs(m.http)}, gateway in process ${formatNs(m.inProcess)}`,
+      `through serve http ${formatNs(m.http)}, SDK forwarder ${formatNs(m.sdk)}, gateway in process ${formatNs(m.inProcess)}`,
   );
   reportRatio('through serve (stdio) / direct (paired medians)', m.stdio / m.direct, 1.3);
   reportRatio('through serve --http / direct (paired medians)', m.http / m.direct);
   reportRatio('gateway in process / direct (paired medians)', m.inProcess / m.direct);
+  reportRatio('SDK forwarder (nothing of ours) / direct (paired medians)', m.sdk / m.direct);
+  reportRatio('through serve (stdio) / SDK forwarder (paired medians)', m.stdio / m.sdk);
 } finally {
-  await Promise.allSettled([direct.close(), viaStdio.close(), viaHttp.close(), gateway.close()]);
+  await Promise.allSettled([
+    direct.close(),
+    viaStdio.close(),
+    viaHttp.close(),
+    viaSdk.close(),
+    gateway.close(),
+  ]);
   httpChild.kill('SIGTERM');
 }
