@@ -14,8 +14,9 @@ import LocalBashExecutor from '@deepseek-ai/dsh-bash-local';
 import * as ClaudeCodeHooks from '@deepseek-ai/dsh-hooks-claude-code';
 import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local';
 import { defineTool } from '@deepseek-ai/dsh-tools';
+import ApprovalService from '@deepseek-ai/dsh-user-approval';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boot, HOSTS, type Host, type HostName } from '../test/hosts';
+import { boot, HOSTS, type Host, type HostName, liveAgent } from '../test/hosts';
 
 const hosts: Host[] = [];
 const dirs: string[] = [];
@@ -40,7 +41,12 @@ const writer = (written: string[]) =>
 type HookScripts = { PreToolUse?: string; PostToolUse?: string };
 
 /** One host with the hooks plugin reading a `hooks.json` made from `scripts`. */
-async function scenario(name: HostName, scripts: HookScripts, path = 'notes.txt') {
+async function scenario(
+  name: HostName,
+  scripts: HookScripts,
+  options: { approve?: 'allowed-once' | 'rejected' } = {},
+) {
+  const path = 'notes.txt';
   const dir = mkdtempSync(join(tmpdir(), 'dsh-hooks-'));
   dirs.push(dir);
   const payloads = join(dir, 'payloads.jsonl');
@@ -68,6 +74,11 @@ async function scenario(name: HostName, scripts: HookScripts, path = 'notes.txt'
   await host.root.plugin(LocalSubprocessRuntime, {});
   await host.root.plugin(LocalBashExecutor, {});
   await host.root.plugin(ClaudeCodeHooks as never, { configPath } as never);
+  const approve = options.approve;
+  if (approve !== undefined) {
+    await host.root.plugin(ApprovalService, {});
+    host.root.on('approval/request' as never, (async () => approve) as never);
+  }
   const written: string[] = [];
   await host.root.plugin({
     name: 'files',
@@ -76,7 +87,9 @@ async function scenario(name: HostName, scripts: HookScripts, path = 'notes.txt'
       (ctx as unknown as { tools: { register(d: unknown): void } }).tools.register(writer(written));
     },
   } as never);
-  const result = await host.call('write_file', { path });
+  // The approval seam audits to the calling agent's session, so an ask needs a live agent.
+  const agent = approve === undefined ? undefined : liveAgent(host.root);
+  const result = await host.call('write_file', { path }, agent);
   const seen = readLines(payloads);
   return { result, written, seen };
 }
@@ -143,6 +156,21 @@ describe('dsh-hooks-claude-code', () => {
       const run = await scenario(name, { PreToolUse: ask });
       expect(run.result.isError, name).toBe(true);
       expect(run.written, name).toEqual([]);
+    }
+  });
+
+  it('runs a call whose hook asks only when the approver allows it, on both services', async () => {
+    const ask = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm writes"}}'`;
+    for (const name of HOSTS) {
+      const allowed = await scenario(name, { PreToolUse: ask }, { approve: 'allowed-once' });
+      expect(allowed.result, name).toEqual({
+        isError: false,
+        text: 'wrote notes.txt',
+        code: undefined,
+      });
+      const rejected = await scenario(name, { PreToolUse: ask }, { approve: 'rejected' });
+      expect(rejected.result.isError, name).toBe(true);
+      expect(rejected.written, name).toEqual([]);
     }
   });
 

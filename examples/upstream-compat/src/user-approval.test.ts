@@ -30,7 +30,7 @@ const writer = (written: string[]) =>
 type Answer = 'allowed-once' | 'rejected' | 'unavailable' | 'no-service';
 
 /** One host: a policy plugin asks about every write; a person answers `answer`. */
-async function scenario(name: HostName, answer: Answer) {
+async function scenario(name: HostName, answer: Answer, withAgent = true) {
   const host = await boot(name);
   hosts.push(host);
   const written: string[] = [];
@@ -53,9 +53,11 @@ async function scenario(name: HostName, answer: Answer) {
       }
     },
   } as never);
-  const agent = liveAgent(host.root);
+  const agent = withAgent ? liveAgent(host.root) : undefined;
   const result: Outcome = await host.call('write_file', { path: 'a.txt' }, agent);
-  const audit = agent.session.events.map((e) => e.type).filter((t) => t.startsWith('approval/'));
+  const audit = (agent?.session.events ?? [])
+    .map((e) => e.type)
+    .filter((t) => t.startsWith('approval/'));
   return { result, written, asked, audit };
 }
 
@@ -95,6 +97,15 @@ describe('dsh-user-approval', () => {
       expect(run.result.isError, name).toBe(true);
       expect(run.written, name).toEqual([]);
       expect(run.audit, name).toEqual([]);
+    }
+  });
+
+  it('denies an ask for a call without an agent (no session to audit to), on both services', async () => {
+    for (const name of HOSTS) {
+      const run = await scenario(name, 'allowed-once', false);
+      expect(run.result.isError, name).toBe(true);
+      expect(run.written, name).toEqual([]);
+      expect(run.asked, name).toEqual([]);
     }
   });
 });
