@@ -1,0 +1,214 @@
+/**
+ * What a hostile schema or argument can cost the registry (issue 9, schemas), each against a
+ * baseline measured in the same run:
+ *
+ * 1. patterns: validating a 10 KB hostile argument against catastrophic patterns (nested
+ *    quantifiers, overlapping alternation, `(.*a){20}`) on the linear-time engine, against a
+ *    benign pattern on the same argument; the target is an absolute one, at most 50 ms a call.
+ *    "Before" is V8's backtracking engine on `^(a+)+$`, timed on 20–26 characters (each one more
+ *    doubles the time) and extrapolated to 40, where it would run for hours.
+ * 2. compile: a typical tool schema, and one just within the 64 KiB budget, compiled by
+ *    `compileSchema` (what `register` does), against the typical one; target at most ~50 ms for
+ *    the largest.
+ * 3. memory: the heap growth over 7,000 tools registered, called and disposed after a first
+ *    thousand, against the same churn on one shared Ajv instance with `removeSchema` (what the
+ *    registry did before).
+ */
+import { compileSchema, createToolRegistry } from '@dsh-tools/registry';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { formatNs, runSuite } from './lib';
+
+const hostile = (unit: string) => `${unit.repeat(Math.floor(10_000 / unit.length))}!`;
+
+const PATTERNS: [string, string][] = [
+  ['^(a+)+$', 'a'],
+  ['^(a|a)+$', 'a'],
+  ['^(a|aa)+$', 'a'],
+  ['^(a*)*$', 'a'],
+  ['^(\\w+\\s?)+$', 'ab '],
+  ['(x+x+)+y', 'x'],
+  ['^(.*a){20}$', 'a'],
+  ['^(a?){30}a{30}$', 'a'],
+];
+
+// ---------------------------------------------------------------- 1. patterns
+
+const benign = compileSchema({ type: 'string', pattern: '^[a-z]+$' });
+const benignInput = hostile('a');
+const tasks = [
+  {
+    name: 'benign ^[a-z]+$, 10 KB',
+    fn: () => {
+      if (benign.validate(benignInput) === undefined) throw new Error('the benign input passed');
+    },
+  },
+  ...PATTERNS.map(([pattern, unit]) => {
+    const check = compileSchema({ type: 'string', pattern });
+    const input = hostile(unit);
+    return {
+      name: `${pattern}, 10 KB hostile`,
+      fn: () => {
+        if (check.validate(input) === undefined) throw new Error(`${pattern} passed`);
+      },
+    };
+  }),
+];
+const patterns = await runSuite(
+  'validation of a 10 KB argument, linear-time engine',
+  tasks[0]!.name,
+  tasks,
+  {
+    time: 200,
+    iterations: 8,
+  },
+);
+const worst = Math.max(...Object.values(patterns));
+console.log(
+  `target: slowest 10 KB validation ${formatNs(worst)} (at most 50 ms): ${worst <= 50e6 ? 'met' : 'MISSED'}`,
+);
+
+const backtracking = /^(a+)+$/;
+const native: [number, number][] = [];
+for (const n of [20, 22, 24, 26]) {
+  const input = `${'a'.repeat(n)}!`;
+  const start = performance.now();
+  backtracking.test(input);
+  native.push([n, performance.now() - start]);
+}
+console.log('\nbefore: V8 backtracking on ^(a+)+$ (ms):');
+for (const [n, ms] of native) console.log(`  ${n} characters + "!": ${ms.toFixed(1)} ms`);
+const [lastN, lastMs] = native[native.length - 1]!;
+const at40 = lastMs * 2 ** (40 - lastN);
+console.log(
+  `  40 characters, extrapolated (doubling per character): ${(at40 / 3_600_000).toFixed(1)} hours`,
+);
+const linear40 = compileSchema({ type: 'string', pattern: '^(a+)+$' });
+const start40 = performance.now();
+for (let i = 0; i < 1_000; i++) linear40.validate(`${'a'.repeat(40)}!`);
+console.log(
+  `after: the linear-time engine on the same 40 characters: ${formatNs(((performance.now() - start40) / 1_000) * 1e6)} a call`,
+);
+
+// ---------------------------------------------------------------- 2. compile
+
+const typical = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', pattern: '^[^\\0]+$' },
+    edits: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { old_string: { type: 'string' }, new_string: { type: 'string' } },
+        required: ['old_string', 'new_string'],
+      },
+    },
+    mode: { enum: ['a', 'b', 'c'] },
+    when: { type: 'string', format: 'date-time' },
+  },
+  required: ['path'],
+};
+/** A schema of about `bytes` as JSON: many properties, each with a pattern and a limit. */
+const sized = (bytes: number) => {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; JSON.stringify({ type: 'object', properties }).length < bytes - 200; i++) {
+    properties[`field_${i}`] = {
+      type: 'string',
+      description: `Field ${i}`,
+      pattern: `^f${i}-[a-z0-9]+$`,
+      maxLength: 64,
+    };
+  }
+  return { type: 'object', properties, additionalProperties: false };
+};
+let unique = 0;
+// Each compile gets a schema no cache has seen: a distinct title.
+const fresh = (schema: Record<string, unknown>) => ({ ...schema, title: `s${unique++}` });
+const SIZES = [4_096, 8_192, 16_384, 32_768, 64_000];
+const compiles = await runSuite(
+  'compile one schema (what register does)',
+  'typical tool schema',
+  [
+    { name: 'typical tool schema', fn: () => compileSchema(fresh(typical)) },
+    ...SIZES.map((bytes) => {
+      const schema = sized(bytes);
+      const count = Object.keys(schema.properties).length;
+      return {
+        name: `${JSON.stringify(schema).length.toLocaleString('en-US')} bytes, ${count} properties with patterns`,
+        fn: () => compileSchema(fresh(schema)),
+      };
+    }),
+  ],
+  { time: 400, iterations: 4, rounds: 2 },
+);
+const largest = Math.max(...Object.values(compiles));
+console.log(
+  `target: compile within budget ${formatNs(largest)} (about 50 ms at most): ${largest <= 50e6 ? 'met' : 'MISSED'}`,
+);
+
+// ---------------------------------------------------------------- 3. memory
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const settle = async () => {
+  for (let i = 0; i < 4; i++) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+const schemaFor = (i: number) => ({
+  type: 'object',
+  properties: {
+    [`p${i}`]: { type: 'string', pattern: `^v${i}(-[a-z]+)*$` },
+    when: { type: 'string', format: 'date-time' },
+  },
+  required: [`p${i}`],
+});
+const growth = async (churn: (from: number, to: number) => Promise<void>) => {
+  await churn(0, 1_000);
+  await settle();
+  const base = process.memoryUsage().heapUsed;
+  await churn(1_000, 8_000);
+  await settle();
+  return process.memoryUsage().heapUsed - base;
+};
+if (gc) {
+  const registry = createToolRegistry({ onError: () => {} });
+  const ours = await growth(async (from, to) => {
+    for (let i = from; i < to; i++) {
+      const name = `tool_${i}`;
+      const dispose = registry.register({
+        name,
+        description: '',
+        parameters: schemaFor(i) as never,
+        execute: () => [],
+      });
+      await registry.execute({ callId: `c${i}`, name, arguments: { [`p${i}`]: `v${i}` } });
+      dispose();
+    }
+  });
+  // The registry's engine before issue 9: one shared instance, formats added, removeSchema on dispose.
+  const shared = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    addUsedSchema: false,
+    logger: false,
+  });
+  addFormats(shared);
+  const before = await growth(async (from, to) => {
+    for (let i = from; i < to; i++) {
+      const schema = schemaFor(i);
+      shared.compile(schema)({ [`p${i}`]: `v${i}` });
+      shared.removeSchema(schema);
+    }
+  });
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  console.log(
+    '\n## heap growth over 7,000 tools after the first 1,000 (registered, called, disposed)\n',
+  );
+  console.log(`before: one shared Ajv, compile + removeSchema: ${mb(before)}`);
+  console.log(`after: the registry (an engine per schema, dropped with its tools): ${mb(ours)}`);
+  console.log(`target: a few MB at most: ${ours <= 4 * 1024 * 1024 ? 'met' : 'MISSED'}`);
+} else {
+  console.log('\nmemory: not measured (run with --expose-gc, as pnpm bench does)');
+}
