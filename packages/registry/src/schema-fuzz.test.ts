@@ -80,6 +80,7 @@ const schema: fc.Arbitrary<unknown> = fc.letrec((tie) => {
     fc.array(sub, { minLength: 1, maxLength: 3 }).map((anyOf) => ({ anyOf })),
     fc.array(sub, { minLength: 1, maxLength: 3 }).map((oneOf) => ({ oneOf })),
     sub.map((not) => ({ not })),
+    // biome-ignore lint/suspicious/noThenProperty: "then" is a JSON Schema keyword here
     fc.tuple(sub, sub, sub).map(([i, t, e]) => ({ if: i, then: t, else: e })),
     fc
       .tuple(fc.dictionary(fc.constantFrom(...NAMES), sub, { maxKeys: 2 }), fc.boolean())
