@@ -48,12 +48,16 @@ writeFileSync(
 import { serveStdio } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/server/stdio'))};
 import { Client } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/client'))};
 import { StdioClientTransport } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/client/stdio'))};
+const AS_IS = { '~standard': { version: 1, vendor: 'bench', validate: (value) => ({ value }) } };
 const upstream = new Client({ name: 'sdk-forwarder', version: '0.0.0' });
 await upstream.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(NOTES)}], stderr: 'ignore' }));
 serveStdio(() => {
   const server = new Server({ name: 'sdk-forwarder', version: '0.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', () => upstream.listTools());
-  server.setRequestHandler('tools/call', (request) => upstream.callTool({ name: request.params.name, arguments: request.params.arguments }));
+  // As the bridge does: the raw request, the result passed on as it came (no result schema).
+  server.setRequestHandler('tools/call', (request) =>
+    upstream.request({ method: 'tools/call', params: request.params }, AS_IS),
+  );
   return server;
 });
 process.stdin.once('end', () => process.exit(0));
