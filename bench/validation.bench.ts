@@ -54,6 +54,15 @@ const tasks = [
     };
   }),
 ];
+const unique = compileSchema({ type: 'array', uniqueItems: true });
+const distinct: unknown[] = [];
+for (let i = 0; JSON.stringify(distinct).length < 10_000; i++) distinct.push({ a: i });
+tasks.push({
+  name: `uniqueItems, ${distinct.length} distinct objects (10 KB)`,
+  fn: () => {
+    if (unique.validate(distinct) !== undefined) throw new Error('distinct items were refused');
+  },
+});
 const patterns = await runSuite(
   'validation of a 10 KB argument, linear-time engine',
   tasks[0]!.name,
@@ -122,9 +131,9 @@ const sized = (bytes: number) => {
   }
   return { type: 'object', properties, additionalProperties: false };
 };
-let unique = 0;
+let serial = 0;
 // Each compile gets a schema no cache has seen: a distinct title.
-const fresh = (schema: Record<string, unknown>) => ({ ...schema, title: `s${unique++}` });
+const fresh = (schema: Record<string, unknown>) => ({ ...schema, title: `s${serial++}` });
 const SIZES = [4_096, 8_192, 16_384, 32_768, 64_000];
 const compiles = await runSuite(
   'compile one schema (what register does)',

@@ -94,4 +94,19 @@ describe('compileSchema', () => {
       }),
     ).toMatch(/getter/);
   });
+
+  it('checks uniqueItems in one pass, by JSON equality (key order and 1 vs 1.0 do not matter)', () => {
+    const check = compileSchema({ type: 'array', uniqueItems: true });
+    expect(
+      check.validate([
+        { a: 1, b: [2] },
+        { b: [2], a: 1.0 },
+      ]),
+    ).toMatch(/must NOT have duplicate items \(items ## 0 and 1 are identical\)/);
+    expect(check.validate([{ a: 1 }, { a: '1' }, [1], [1, 1], null, 'null'])).toBeUndefined();
+    const many = Array.from({ length: 5_000 }, (_, i) => ({ a: i }));
+    expect(check.validate(many)).toBeUndefined();
+    expect(check.validate([...many, { a: 0 }])).toMatch(/items ## 0 and 5000 are identical/);
+    expect(compileSchema({ uniqueItems: false }).validate([1, 1])).toBeUndefined();
+  });
 });
