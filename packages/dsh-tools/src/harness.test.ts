@@ -449,6 +449,44 @@ describe('tools/execute wrappers returning harness-shaped results', () => {
     });
   });
 
+  it('turns whatever a wrapper returns into a well-formed result, never a throw', async () => {
+    const root = await boot();
+    await root.plugin(plugin('tools', (ctx) => ctx.tools.register(echo())));
+    let returned: unknown;
+    await root.plugin(
+      plugin('wrapper', (ctx) => ctx.on('tools/execute', (() => returned) as never)),
+    );
+    const block = fc.record({ type: fc.constant('text'), text: fc.string() });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.anything(),
+          fc.record(
+            {
+              isError: fc.oneof(fc.boolean(), fc.anything()),
+              content: fc.oneof(fc.array(block), fc.anything()),
+              error: fc.oneof(
+                fc.record({ message: fc.oneof(fc.string(), fc.anything()), info: fc.anything() }),
+                fc.anything(),
+              ),
+              value: fc.anything(),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        async (value) => {
+          returned = value;
+          const result = await root.tools.execute(call());
+          expect(result.callId).toBe('c1');
+          expect(typeof result.isError).toBe('boolean');
+          expect(Array.isArray(result.content)).toBe(true);
+          if (result.isError) expect(typeof result.error?.message).toBe('string');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('still refuses junk and another call’s result', async () => {
     expect((await wrapperReturning({ isError: 'yes', content: [] })).result.error?.code).toBe(
       'INTERCEPTOR_ERROR',
