@@ -63,6 +63,21 @@ tasks.push({
     if (unique.validate(distinct) !== undefined) throw new Error('distinct items were refused');
   },
 });
+const manyPatterns = compileSchema({
+  type: 'object',
+  patternProperties: Object.fromEntries(
+    Array.from({ length: 64 }, (_, i) => [`^k${i}_[a-z]+$`, { type: 'number' }]),
+  ),
+  additionalProperties: false,
+});
+const manyKeys: Record<string, number> = {};
+for (let i = 0; JSON.stringify(manyKeys).length < 10_000; i++) manyKeys[`x${i}`] = 1;
+tasks.push({
+  name: `64 patternProperties (the most allowed), ${Object.keys(manyKeys).length} keys (10 KB)`,
+  fn: () => {
+    if (manyPatterns.validate(manyKeys) === undefined) throw new Error('unknown keys passed');
+  },
+});
 const patterns = await runSuite(
   'validation of a 10 KB argument, linear-time engine',
   tasks[0]!.name,

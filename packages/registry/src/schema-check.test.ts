@@ -110,6 +110,13 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
     /not a valid ECMAScript regular expression/,
   ],
   ['a repeat RE2 cannot hold', { properties: { a: { pattern: 'a{5000}' } } }, /RE2 cannot run it/],
+  [
+    'more than 64 patternProperties in one object (each argument key is matched against each)',
+    {
+      patternProperties: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`^k${i}$`, {}])),
+    },
+    /at "\/patternProperties": it has 65 patterns, more than 64/,
+  ],
 ];
 
 describe('schemas fail closed at registration', () => {
