@@ -356,7 +356,9 @@ export function scriptedApprover(): Approver {
 /** A result's content in at most `maxLines` lines, for a transcript. */
 export function previewResult(result: ToolExecutionResult, maxLines = 4): string[] {
   if (result.isError) return [`${result.error?.code ?? 'ERROR'}: ${result.error?.message ?? ''}`];
-  const lines = result.content.flatMap((block) => renderBlock(block).split('\n'));
+  const lines = result.content
+    .flatMap((block) => renderBlock(block).split('\n'))
+    .filter((line) => line.trim() !== '');
   return lines.length > maxLines
     ? [
         ...lines.slice(0, maxLines),

@@ -265,6 +265,53 @@ describe('dsh-tools serve: an ask becomes an MCP elicitation', () => {
     expect(questions).toHaveLength(2);
   });
 
+  it('a 2026-07-28 answer counts only for its own call: the sealed state is bound, forged state refused', async () => {
+    // Manual mode: the test plays the client's multi-round-trip driver by hand.
+    const AS_IS = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (value: unknown) => ({ value }),
+      },
+    };
+    const client = new Client(
+      { name: 'manual', version: '1.0.0' },
+      {
+        capabilities: { elicitation: {} },
+        versionNegotiation: { mode: 'auto' },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    clients.push(client);
+    await client.connect(stdio(askConfig()));
+    const call = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      client.request(
+        {
+          method: 'tools/call',
+          params: { name: 'mcp__changing__echo', arguments: args, ...extra },
+        },
+        AS_IS,
+        { allowInputRequired: true },
+      ) as Promise<Record<string, unknown>>;
+    const first = await call({ text: 'a' });
+    expect(first.resultType).toBe('input_required');
+    const keys = Object.keys(first.inputRequests as object);
+    expect(keys).toHaveLength(1);
+    const yes = { [keys[0]!]: { action: 'accept', content: { allow: true } } };
+    const other = await call(
+      { text: 'b' },
+      { inputResponses: yes, requestState: first.requestState },
+    );
+    expect(other.isError).toBe(true);
+    expect(textOf(other)).toContain('issued for another call');
+    await expect(
+      call({ text: 'a' }, { inputResponses: yes, requestState: 'forged' }),
+    ).rejects.toThrow(/requestState/);
+    const ok = await call({ text: 'a' }, { inputResponses: yes, requestState: first.requestState });
+    expect(ok.isError).toBe(false);
+    expect(textOf(ok)).toBe('a');
+  });
+
   it('denies a 2026-07-28 client without elicitation, saying why', async () => {
     const client = new Client(
       { name: 'modern', version: '1.0.0' },
