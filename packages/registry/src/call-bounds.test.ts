@@ -191,27 +191,42 @@ describe('unregistering a tool stops its calls in flight', () => {
     expect(reason?.message).toMatch(/unregistered/);
   });
 
-  it('resolves ABORTED after the grace even when the body ignores its signal', async () => {
+  it('a body that ignores its signal: ABORTED after the grace under a timeoutMs, else when it returns', async () => {
     const { errors, onError } = quiet();
     const registry = createToolRegistry({ timeoutGraceMs: 10, onError });
     const gate = deferred();
-    const started = deferred();
-    const dispose = registry.register(
+    const started: string[] = [];
+    const stubborn = (name: string, timeoutMs?: number) =>
       readFile({
+        name,
+        ...(timeoutMs !== undefined && { timeoutMs }),
         execute: async () => {
-          started.resolve();
+          started.push(name);
           await gate.promise;
           return [textContent('from a tool that no longer exists')];
         },
-      }),
-    );
-    const running = registry.execute(call('read_file', { path: 'a' }));
-    await started.promise;
-    dispose();
-    expectFailure(await running, 'ABORTED');
+      });
+    const disposeTimed = registry.register(stubborn('timed', 60_000));
+    const disposeBare = registry.register(stubborn('bare'));
+    const timed = registry.execute(call('timed', { path: 'a' }));
+    const bare = registry.execute(call('bare', { path: 'a' }));
+    await vi.waitFor(() => expect(started).toHaveLength(2));
+    disposeTimed();
+    disposeBare();
+    // Under a deadline the grace bounds the wait; the bare call waits for its body.
+    expectFailure(await timed, 'ABORTED');
+    let bareDone = false;
+    void bare.then(() => {
+      bareDone = true;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(bareDone).toBe(false);
     gate.resolve();
-    await vi.waitFor(() => expect(errors).toHaveLength(1));
-    expect(errors[0]?.info.kind).toBe('late-settlement');
+    const result = await bare;
+    expectFailure(result, 'ABORTED');
+    expect(result.error?.message).toMatch(/was unregistered while this call ran/);
+    await vi.waitFor(() => expect(errors).toHaveLength(2));
+    expect(errors.map((e) => e.info.kind)).toEqual(['late-settlement', 'late-settlement']);
   });
 
   it('never starts the body of a call whose tool was unregistered while an interceptor held it', async () => {
@@ -233,7 +248,7 @@ describe('unregistering a tool stops its calls in flight', () => {
     expect(body).not.toHaveBeenCalled();
   });
 
-  it('leaves the calls of other tools, and of a re-registered tool of the same name, alone', async () => {
+  it('leaves the calls of other tools, and of a tool registered again later under the same name, alone', async () => {
     const registry = createToolRegistry();
     const gate = deferred();
     const slow = (name: string) =>
@@ -250,13 +265,36 @@ describe('unregistering a tool stops its calls in flight', () => {
     const b = registry.execute(call('b', { path: 'x' }));
     await new Promise((r) => setTimeout(r, 5));
     disposeA();
+    await new Promise((r) => setTimeout(r, 1));
     registry.register(slow('a'));
     const a2 = registry.execute(call('a', { path: 'x' }, { callId: 'a2' }));
-    // The stopped call resolves after the grace; the gate opens only then (a success within the
-    // grace would be kept: the work happened).
-    const stopped = await a;
     gate.resolve();
-    const results: ToolExecutionResult[] = [stopped, ...(await Promise.all([b, a2]))];
+    const results: ToolExecutionResult[] = await Promise.all([a, b, a2]);
     expect(results.map((r) => r.error?.code)).toEqual(['ABORTED', undefined, undefined]);
+  });
+});
+
+describe('a tool disposed and registered again in the same turn', () => {
+  it('keeps its calls in flight running (a client re-registering its whole list on a change)', async () => {
+    const registry = createToolRegistry();
+    const gate = deferred();
+    let signal: AbortSignal | undefined;
+    const slow = () =>
+      readFile({
+        execute: async (_args, exec) => {
+          signal = exec.signal;
+          await gate.promise;
+          return [textContent('finished')];
+        },
+      });
+    const dispose = registry.register(slow());
+    const running = registry.execute(call('read_file', { path: 'a' }));
+    await vi.waitFor(() => expect(signal).toBeDefined());
+    dispose();
+    registry.register(slow());
+    await new Promise((r) => setTimeout(r, 5));
+    expect(signal?.aborted).toBe(false);
+    gate.resolve();
+    expect((await running).content).toEqual([textContent('finished')]);
   });
 });

@@ -125,6 +125,7 @@ const preparedCall = (
     misuse: undefined,
     last: undefined,
     stop: undefined,
+    controller: undefined,
     pending: deadline ? [] : undefined,
     deadline,
   };
@@ -194,12 +195,18 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (tools.get(entry.name) !== entry) return;
       tools.delete(entry.name);
       entry.disposed = true;
-      // Its running calls stop as an abort stops them; those not yet at the body never start it.
-      for (const call of inflight.values()) {
-        if (call.entry === entry) call.stop?.(unregistered(entry.name));
-      }
       if (entry.compiled) entry.compiled.release();
       emitChange([], [entry.name]);
+      // Its running calls stop as an abort stops them, and those not yet at the body never start
+      // it: unless a tool of that name is registered again in this same turn (a client that
+      // re-registers its whole list on every list change): the tool did not go away.
+      queueMicrotask(() => {
+        if (tools.has(entry.name)) return;
+        entry.retired = true;
+        for (const call of inflight.values()) {
+          if (call.entry === entry) call.stop?.(unregistered(entry.name));
+        }
+      });
     };
   };
 
@@ -238,9 +245,16 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       : preparedCall(request, entry, checked, callTimeoutMs);
   };
 
-  /** Run the interceptors around the body, and assemble the result. Never rejects. */
-  const run = async (call: Prepared): Promise<ToolExecutionResult> => {
-    if (interceptors.size === 0) return runBody(call, call.exec, call.extensions, limits);
+  /**
+   * Run the interceptors around the body, and assemble the result. Never rejects. Not an async
+   * function: returning the body's promise from one would cost every call two more ticks.
+   */
+  const run = (call: Prepared): Promise<ToolExecutionResult> =>
+    interceptors.size === 0
+      ? runBody(call, call.exec, call.extensions, limits)
+      : runIntercepted(call);
+
+  const runIntercepted = async (call: Prepared): Promise<ToolExecutionResult> => {
     const hop: Hop = { exec: call.exec, extensions: call.extensions, state: call };
     let produced: ToolExecutionResult;
     try {

@@ -97,9 +97,10 @@ const startBody = (
  * `INVALID_OUTPUT`, a throw `TOOL_ERROR` or the `ToolError`'s code), frozen and kept as the call's
  * latest result (what the innermost `next()` resolves with), its output bounded by
  * `maxOutputBytes`. A caller signal aborted by now, or a tool unregistered by now, means nothing
- * runs (`ABORTED`). The body runs under {@link runWithDeadline}: on a timeout, an abort or the
- * tool's unregistering its signal aborts, and after the grace the call resolves `TIMEOUT` /
- * `ABORTED` even if the body ignores it. Never rejects.
+ * runs (`ABORTED`). A body with no time limit and no caller signal runs bare ({@link runBare});
+ * otherwise under {@link runWithDeadline}: on a timeout, an abort or the tool's unregistering its
+ * signal aborts, and after the grace the call resolves `TIMEOUT` / `ABORTED` even if the body
+ * ignores it. Never rejects.
  */
 export function runBody(
   state: CallState,
@@ -121,7 +122,7 @@ export function runBody(
       ),
     );
   }
-  if (entry.disposed) {
+  if (entry.retired) {
     return Promise.resolve(
       keep(
         state,
@@ -136,6 +137,10 @@ export function runBody(
   const limit = entry.timeoutMs ?? limits.timeoutMs;
   const { pending } = state;
   if (pending) pending.push(BODY);
+  if (limit <= 0 && !caller) {
+    // Only unregistering can stop this call: no timers, no listeners until it does.
+    return runBare(state, entry, exec, extensions, limits);
+  }
   const ran = runWithDeadline(
     (signal) => startBody(entry, exec, bodyExecution(exec, extensions, signal)),
     {
@@ -171,6 +176,72 @@ export function runBody(
 }
 
 /**
+ * A body with no time limit and no caller signal, the common case, run bare: an async function,
+ * without {@link runWithDeadline}'s timers, listeners and closures (measured: that machinery costs
+ * more than the rest of such a call). Its signal is made on first read. Unregistering the tool
+ * stops it ({@link stopBare}): the signal aborts, and the call resolves `ABORTED` when the body
+ * settles, whatever it returns (its output is discarded and reported). Unlike under a deadline
+ * there is no grace timer: a body that ignores its signal holds its call until it returns; give
+ * the tool a `timeoutMs` to bound that too.
+ */
+async function runBare(
+  state: CallState,
+  entry: RegisteredTool,
+  exec: InterceptedExecution,
+  extensions: Extensions | undefined,
+  limits: BodyLimits,
+): Promise<ToolExecutionResult> {
+  const { callId } = exec;
+  state.stop = stopBare;
+  const bodyExec = bodyExecution(exec, extensions, () => {
+    state.controller ??= new AbortController();
+    return state.controller.signal;
+  });
+  let result: ToolExecutionResult;
+  let outcome: unknown;
+  try {
+    outcome = await entry.execute(exec.arguments, bodyExec);
+    result = resultFromOutput(
+      entry.name,
+      callId,
+      outcome,
+      entry.maxOutputBytes ?? limits.maxOutputBytes,
+    );
+  } catch (error) {
+    outcome = error;
+    result = resultFromThrow(entry.name, callId, error);
+  }
+  state.stop = undefined;
+  if (state.controller?.signal.aborted) {
+    if (!result.isError) {
+      limits.report(
+        new Error(
+          `Tool "${entry.name}" returned after it was unregistered; the output was discarded.`,
+        ),
+        { kind: 'late-settlement', tool: entry.name, callId },
+      );
+    }
+    result = unregisteredResult(entry, callId);
+  }
+  if (state.pending) state.pending.splice(state.pending.lastIndexOf(BODY), 1);
+  return keep(state, result);
+}
+
+/** How unregistering stops a bare body: called as `state.stop(reason)`, so it needs no closure. */
+function stopBare(this: CallState, reason: unknown): void {
+  this.controller ??= new AbortController();
+  if (!this.controller.signal.aborted) this.controller.abort(reason);
+}
+
+/** The result of a call stopped because its tool was unregistered. */
+const unregisteredResult = (entry: RegisteredTool, callId: string): ToolExecutionResult =>
+  errorResult(
+    callId,
+    Codes.ABORTED,
+    `Tool "${entry.name}" was unregistered while this call ran; its signal was aborted. The tool is no longer available.`,
+  );
+
+/**
  * A deadline outcome as the call's result. Outside `runBody`: a function declared inside it would
  * be made on every call, including the common ones that never need it.
  */
@@ -199,11 +270,7 @@ function resultOf(
             `Tool "${entry.name}" did not finish within ${limit} ms and was stopped. Retry with a smaller request, or raise the tool's timeoutMs.`,
           )
         : outcome.by === 'stop'
-          ? errorResult(
-              callId,
-              Codes.ABORTED,
-              `Tool "${entry.name}" was unregistered while this call ran; its signal was aborted. The tool is no longer available.`,
-            )
+          ? unregisteredResult(entry, callId)
           : errorResult(
               callId,
               Codes.ABORTED,

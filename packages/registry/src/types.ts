@@ -163,6 +163,11 @@ export interface RegisteredTool {
   compiled: Compiled | undefined;
   /** Set by the disposer: a call still in flight may compile later, and must then release. */
   disposed: boolean;
+  /**
+   * Disposed, and no tool of its name registered again in the same turn: its calls in flight are
+   * stopped, and a call an interceptor still holds never starts its body.
+   */
+  retired?: boolean;
 }
 
 /**
@@ -214,7 +219,9 @@ export interface CallState {
    * Stops the running body as an abort does (its signal aborts; after the grace the call resolves
    * `ABORTED`): set by *run the body* while the body runs, used when the tool is unregistered.
    */
-  stop: ((reason: unknown) => void) | undefined;
+  stop: ((this: CallState, reason: unknown) => void) | undefined;
+  /** The controller of a bare body's signal, made when the body reads it or when it is stopped. */
+  controller: AbortController | undefined;
   /**
    * Under a whole-call deadline only: the interceptors entered and not yet settled, innermost
    * last, and `BODY` while the body runs, so that a `TIMEOUT` names what was still pending.
