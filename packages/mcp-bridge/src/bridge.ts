@@ -240,17 +240,24 @@ class Bridge {
       clearTimeout(this.#refreshTimer);
       const tools = [...this.#tools.entries()];
       this.#tools = new Map();
-      for (const [, record] of tools) this.#contain(record.dispose);
-      if (tools.length > 0) {
-        this.#emitTools({ added: [], removed: tools.map(([name]) => name), changed: [] });
-      }
       const conn = this.#conn;
       this.#conn = undefined;
-      if (conn) await shutdownConnection(conn);
-      await this.#reconnecting?.catch(() => {});
-      // A reconnect attempt in flight may have opened a connection of its own.
-      if (this.#lastConn && this.#lastConn !== conn) await shutdownConnection(this.#lastConn);
-      this.#setStatus('closed');
+      // The connection goes first, the tools after: calls in flight then fail as "closed, do not
+      // retry" while their tools are still registered. The registry aborts the calls of a tool
+      // that is unregistered (ABORTED, as if someone had cancelled them), and a call arriving
+      // meanwhile is told the server was closed.
+      try {
+        if (conn) await shutdownConnection(conn);
+        await this.#reconnecting?.catch(() => {});
+        // A reconnect attempt in flight may have opened a connection of its own.
+        if (this.#lastConn && this.#lastConn !== conn) await shutdownConnection(this.#lastConn);
+      } finally {
+        for (const [, record] of tools) this.#contain(record.dispose);
+        if (tools.length > 0) {
+          this.#emitTools({ added: [], removed: tools.map(([name]) => name), changed: [] });
+        }
+        this.#setStatus('closed');
+      }
     })();
     return this.#closing;
   }

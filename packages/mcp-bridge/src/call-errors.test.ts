@@ -83,6 +83,23 @@ describe('mapCallError', () => {
     );
   });
 
+  it('maps a thrown value that cannot be made a string (found by the property above)', () => {
+    const hostile = [
+      { toString: undefined },
+      Object.create(null),
+      {
+        toString() {
+          throw new Error('no');
+        },
+      },
+    ];
+    for (const value of hostile) {
+      const mapped = mapCallError(value, call());
+      expect(mapped.code).toBe('MCP_ERROR');
+      expect(mapped.message).toBe('The call to "echo" of MCP server "srv" failed: [object Object]');
+    }
+  });
+
   it("puts the caller's abort before everything, a timeout before a lost connection", () => {
     expect(mapCallError(timeout(), call({ aborted: true, connectionDead: true })).code).toBe(
       'ABORTED',

@@ -12,7 +12,19 @@ export function quoteValue(value: unknown): string {
 
 /** Whatever was thrown, as an Error (a thrown string keeps its text). */
 export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+  return error instanceof Error ? error : new Error(textOf(error));
+}
+
+/**
+ * `String(value)`, or its tag (`[object Object]`) when converting throws: an object without a
+ * usable `toString` (or one that throws) must not turn the mapping of a failure into a throw.
+ */
+export function textOf(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /** Indents every line by two spaces, for a block of quoted output inside a message. */
@@ -55,7 +67,7 @@ export function withCauses(error: unknown): string {
     walk(e.cause, depth + 1);
   };
   walk(error, 0);
-  return parts.length > 0 ? parts.join(': ') : String(error);
+  return parts.length > 0 ? parts.join(': ') : textOf(error);
 }
 
 /** The first system code (`ECONNREFUSED`, ...) in an error's cause chain. */
