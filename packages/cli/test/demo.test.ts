@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { assertBuilt, cleanEnv, runCli } from './helpers';
+import { assertBuilt, CLI, cleanEnv, runCli } from './helpers';
 
 // The demo starts the example MCP server and hook processes, and waits out one timeout.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -129,4 +130,36 @@ describe('dsh-tools demo', () => {
     const forced = await runCli(['demo', '--yes'], { env: cleanEnv({ FORCE_COLOR: '1' }) });
     expect(forced.stdout).toContain('\x1b[');
   });
+
+  // A real terminal, from util-linux's `script` (a pseudo-terminal around the command); where it
+  // is missing the interactive path cannot be driven, and the test says so by being skipped.
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'on a terminal the person answers the ask (a yes/no prompt), and the trail says who did',
+    async () => {
+      // A pseudo-terminal made here has no size; the prompt library wraps at its width.
+      const command = `stty cols 160 rows 50; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} demo`;
+      const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+        env: cleanEnv({ NO_COLOR: '1' }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      let answered = false;
+      child.stdout.on('data', (d) => {
+        output += d;
+        if (!answered && output.includes('Allow write_file')) {
+          answered = true;
+          child.stdin.write('y');
+          setTimeout(() => child.stdin.write('\r'), 300);
+        }
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      const plain = output.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '');
+      expect(answered).toBe(true);
+      expect(plain).toContain('answer allow (the person at the terminal)');
+      expect(plain).toContain('9/9 calls ended as scripted.');
+      expect(code).toBe(0);
+    },
+  );
 });
