@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, CLI, cleanEnv, runCli } from './helpers';
 
@@ -155,7 +156,7 @@ describe('dsh-tools demo', () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       clearTimeout(timer);
-      const plain = output.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '');
+      const plain = stripVTControlCharacters(output);
       expect(answered).toBe(true);
       expect(plain).toContain('answer allow (the person at the terminal)');
       expect(plain).toContain('9/9 calls ended as scripted.');
