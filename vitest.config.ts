@@ -60,6 +60,8 @@ export default defineConfig({
           include: ['src/**/*.test.ts'],
         },
       },
+      // The repository's own scripts (the release check).
+      `${root}scripts/vitest.config.ts`,
     ],
     testTimeout: 20_000,
     hookTimeout: 30_000,

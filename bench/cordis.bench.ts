@@ -31,7 +31,11 @@ const echo: ToolDefinition<{ text: string }> = {
   },
   execute: (args) => [textContent(args.text)],
 };
-const call = { callId: 'c1', name: 'echo', arguments: { text: 'hi' } };
+const template = { callId: 'c1', name: 'echo', arguments: { text: 'hi' } };
+// Every call its own callId: a registry refuses a callId already in flight, and a timed call that
+// failed would flatter the figures (each task pays the same small allocation).
+let seq = 0;
+const call = () => ({ ...template, callId: `c${++seq}` });
 /** One listener of a bare chain, as `runChain` takes it. */
 type ChainLink = ChainEntry<[InterceptedExecution], ToolExecutionResult>;
 const asListener = (listener: unknown) => listener as ChainLink['listener'];
@@ -85,7 +89,7 @@ const plainChain: ChainLink[] = Array.from({ length: 5 }, (_, i) => ({
 const cordisChain: ChainLink[] = bound;
 if (cordisChain.length !== 5)
   throw new Error(`expected 5 cordis-bound listeners, got ${cordisChain.length}`);
-const frozen = Object.freeze({ ...call }) as unknown as InterceptedExecution;
+const frozen = Object.freeze(call()) as unknown as InterceptedExecution;
 const done = Promise.resolve({ callId: 'c1', content: [], isError: false });
 const terminal = () => done;
 const chain = (entries: ChainLink[]) =>
@@ -103,12 +107,12 @@ const means = await runSuite(
   'ctx.tools.execute (cordis) vs registry.execute (standalone)',
   'standalone x0',
   [
-    { name: 'standalone x0', fn: () => s0.execute(call).then(succeeded) },
-    { name: 'cordis x0', fn: () => c0.tools.execute(call).then(succeeded) },
-    { name: 'cordis, held service x0', fn: () => h0.execute(call).then(succeeded) },
-    { name: 'standalone x5', fn: () => s5.execute(call).then(succeeded) },
-    { name: 'cordis x5', fn: () => c5.tools.execute(call).then(succeeded) },
-    { name: 'cordis, held service x5', fn: () => h5.execute(call).then(succeeded) },
+    { name: 'standalone x0', fn: () => s0.execute(call()).then(succeeded) },
+    { name: 'cordis x0', fn: () => c0.tools.execute(call()).then(succeeded) },
+    { name: 'cordis, held service x0', fn: () => h0.execute(call()).then(succeeded) },
+    { name: 'standalone x5', fn: () => s5.execute(call()).then(succeeded) },
+    { name: 'cordis x5', fn: () => c5.tools.execute(call()).then(succeeded) },
+    { name: 'cordis, held service x5', fn: () => h5.execute(call()).then(succeeded) },
     { name: 'cordis service lookup (ctx.tools)', fn: () => c0.tools },
     { name: 'runChain x5, plain listeners', fn: () => chain(plainChain) },
     {

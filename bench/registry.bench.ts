@@ -131,14 +131,21 @@ for (let i = 0; i < 5; i++) {
   interceptedAsync.use(async (_exec, next) => next(), { name: `async${i}` });
 }
 
-const readCall: ToolExecution = { callId: 'c1', name: 'read_file', arguments: readArgs };
-const editCall: ToolExecution = { callId: 'c2', name: 'multi_edit', arguments: multiEditArgs };
-const editCallUnvalidated: ToolExecution = { ...editCall, name: 'multi_edit_unvalidated' };
+// Every call its own callId (a registry refuses one already in flight); each task pays the same.
+let seq = 0;
+const fresh = (exec: ToolExecution) => () => ({ ...exec, callId: `c${++seq}` });
+const readCall = fresh({ callId: 'c', name: 'read_file', arguments: readArgs });
+const editCall = fresh({ callId: 'c', name: 'multi_edit', arguments: multiEditArgs });
+const editCallUnvalidated = fresh({
+  callId: 'c',
+  name: 'multi_edit_unvalidated',
+  arguments: multiEditArgs,
+});
 const body = tool('read_file', readFileSchema).execute;
-const bodyExec = { ...readCall, tool: undefined, signal: new AbortController().signal } as never;
+const bodyExec = { ...readCall(), tool: undefined, signal: new AbortController().signal } as never;
 const originalWarn = console.warn;
 console.warn = () => {};
-await plain.execute(editCallUnvalidated); // compiles (and skips) outside the measurement
+await plain.execute(editCallUnvalidated()); // compiles (and skips) outside the measurement
 console.warn = originalWarn;
 
 const overhead = await runSuite(
@@ -152,11 +159,11 @@ const overhead = await runSuite(
         return await body(readArgs, bodyExec);
       },
     },
-    { name: 'execute, 0 interceptors', fn: () => plain.execute(readCall).then(ok) },
-    { name: 'execute, 5 interceptors', fn: () => intercepted.execute(readCall).then(ok) },
+    { name: 'execute, 0 interceptors', fn: () => plain.execute(readCall()).then(ok) },
+    { name: 'execute, 5 interceptors', fn: () => intercepted.execute(readCall()).then(ok) },
     {
       name: 'execute, 5 async interceptors',
-      fn: () => interceptedAsync.execute(readCall).then(ok),
+      fn: () => interceptedAsync.execute(readCall()).then(ok),
     },
   ],
   {
@@ -252,15 +259,15 @@ const rawsFresh: number[] = [];
 const typeboxes: number[] = [];
 // Checked once before timing (a failing call would be cheap and flatter the difference), and
 // counted during it: the check is one property read, the same in both calls.
-ok(await plain.execute(editCall));
-ok(await plain.execute(editCallUnvalidated));
+ok(await plain.execute(editCall()));
+ok(await plain.execute(editCallUnvalidated()));
 let failedCalls = 0;
 const counted = (result: ToolExecutionResult) => {
   if (result.isError) failedCalls++;
 };
 for (let round = 0; round < 41; round++) {
-  const validated = await perCallNs(() => plain.execute(editCall).then(counted), 5_000);
-  const skipped = await perCallNs(() => plain.execute(editCallUnvalidated).then(counted), 5_000);
+  const validated = await perCallNs(() => plain.execute(editCall()).then(counted), 5_000);
+  const skipped = await perCallNs(() => plain.execute(editCallUnvalidated()).then(counted), 5_000);
   deltas.push(validated - skipped);
   raws.push(perSyncCallNs(() => rawMultiEdit(multiEditArgs), 20_000));
   rawsFresh.push(
