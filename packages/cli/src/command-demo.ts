@@ -2,10 +2,11 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { terminalApprover } from './approvers';
-import { cOut, err, out } from './cli-io';
+import { CliFailure, cErr, cOut, err, out } from './cli-io';
 import {
   type DemoCallReport,
   type DemoReport,
+  DemoServerError,
   type DemoTurnReport,
   previewResult,
   runDemo,
@@ -91,12 +92,27 @@ export async function demoCommand(options: DemoOptions): Promise<number> {
         ? { approve: terminalApprover(), by: 'person' }
         : { approve: scriptedApprover(), by: 'scripted' },
       ...(options.bwrap ? { bwrapPath: options.bwrap } : {}),
+      // A progress line while the example server starts, on a terminal only (logs stay clean).
+      ...(err.isTTY === true
+        ? {
+            onServer: (event) => {
+              err.write(
+                event.phase === 'connecting'
+                  ? cErr.dim(`starting the example MCP server "${event.server}"…`)
+                  : '\r\x1b[K',
+              );
+            },
+          }
+        : {}),
       ...(options.json
         ? {}
         : {
             onReady: (header) => out.write(`${renderHeader(header, cOut)}\n`),
             onTurn: (turn, index) => out.write(`${renderTurn(turn, index, cOut)}\n`),
           }),
+    }).catch((error: unknown) => {
+      if (error instanceof DemoServerError) throw new CliFailure(error.message, EXIT.SERVER_FAILED);
+      throw error;
     });
     if (options.json) {
       out.write(`${JSON.stringify(report, null, 2)}\n`);

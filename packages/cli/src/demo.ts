@@ -255,6 +255,8 @@ export interface RunDemoOptions {
   readonly bwrapPath?: string;
   /** Called as each turn finishes, so a terminal shows the session as it goes. */
   readonly onTurn?: (turn: DemoTurnReport, index: number) => void;
+  /** Follows the example server's start (a terminal shows a progress line). */
+  readonly onServer?: (event: ServerProgressEvent) => void;
   /** Called once the servers are connected, before the first turn. */
   readonly onReady?: (header: Omit<DemoReport, 'turns' | 'ok'>) => void;
 }
@@ -283,6 +285,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     recordTrails: true,
     approver: approve,
     onServer: (event: ServerProgressEvent) => {
+      options.onServer?.(event);
       if (event.phase === 'connected') {
         servers.push({ name: event.server, tools: event.tools, ms: event.ms });
       }
@@ -291,8 +294,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   try {
     const failed = gateway.failures[0];
     if (failed) {
-      throw new Error(
-        `the example MCP server "${failed.server}" did not start (${failed.error.message}); rebuild the package (pnpm --filter @dsh-tools/cli build) and run the demo again`,
+      throw new DemoServerError(
+        `The example MCP server "${failed.server}" did not start (${failed.error.message}); rebuild the package (pnpm --filter @dsh-tools/cli build) and run the demo again`,
       );
     }
     const bwrap = findBwrap(options.bwrapPath);
@@ -346,6 +349,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   } finally {
     await gateway.close();
   }
+}
+
+/** The demo's example MCP server did not start: there is no session to show. */
+export class DemoServerError extends Error {
+  override readonly name = 'DemoServerError';
 }
 
 /** The scripted approver: it allows, as the transcript's user would. */

@@ -34,6 +34,7 @@ export {
   type DemoCallReport,
   type DemoExpectation,
   type DemoReport,
+  DemoServerError,
   type DemoTurn,
   type DemoTurnReport,
   demoTranscript,
