@@ -114,12 +114,9 @@ const tool = (
 const plain = createToolRegistry();
 plain.register(tool('read_file', readFileSchema));
 plain.register(tool('multi_edit', multiEditSchema));
-// An unresolvable $ref makes the engine skip validation (with a warning): the same call without it.
-const unvalidated = {
-  ...multiEditSchema,
-  properties: { ...multiEditSchema.properties, x: { $ref: 'urn:missing' } },
-};
-plain.register(tool('multi_edit_unvalidated', unvalidated as ObjectJsonSchema));
+// The same call with next to nothing to validate (schemas fail closed: no tool runs unvalidated, so
+// the baseline is the trivial schema `{ type: "object" }`, which costs one type check).
+plain.register(tool('multi_edit_unvalidated', { type: 'object' }));
 const intercepted = createToolRegistry();
 intercepted.register(tool('read_file', readFileSchema));
 for (let i = 0; i < 5; i++) intercepted.use((_exec, next) => next(), { name: `pass${i}` });
@@ -143,10 +140,6 @@ const editCallUnvalidated = fresh({
 });
 const body = tool('read_file', readFileSchema).execute;
 const bodyExec = { ...readCall(), tool: undefined, signal: new AbortController().signal } as never;
-const originalWarn = console.warn;
-console.warn = () => {};
-await plain.execute(editCallUnvalidated()); // compiles (and skips) outside the measurement
-console.warn = originalWarn;
 
 const overhead = await runSuite(
   'registry: execute overhead, trivial tool, validation on',
