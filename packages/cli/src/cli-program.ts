@@ -151,7 +151,7 @@ and a call that outlasts its time limit. On a terminal you answer the ask yourse
 (or with --yes) a scripted approver allows it. Without bubblewrap the demo still runs: the
 sandbox's path checks do not need it, and the header says the runner is unavailable.
 
-Exit code 0 when every call ended as scripted, 1 otherwise.
+Exit code 0 when every call ended as scripted, 1 otherwise, 4 when the example server did not start.
 ${EXIT_HELP}`,
     )
     .action(async (options: DemoOptions) => setExit(await demoCommand(options)));
