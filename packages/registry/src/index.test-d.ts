@@ -67,4 +67,16 @@ describe('createToolRegistry types', () => {
       'late-settlement' | 'observer' | 'schema'
     >();
   });
+
+  it('types the pipeline bounds and the opaque agent', () => {
+    expectTypeOf<ToolRegistryOptions['callTimeoutMs']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<ToolRegistryOptions['maxOutputBytes']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<ToolDefinition['callTimeoutMs']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<ToolDefinition['maxOutputBytes']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<ToolExecution['agent']>().toEqualTypeOf<unknown>();
+    createToolRegistry({ callTimeoutMs: 60_000, maxOutputBytes: 65_536 });
+    // @ts-expect-error: a limit is a number
+    createToolRegistry({ maxOutputBytes: '1 MiB' });
+    void registry.execute({ callId: 'a', name: 'read', arguments: {}, agent: { id: 'loop' } });
+  });
 });
