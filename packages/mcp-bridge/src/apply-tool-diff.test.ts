@@ -169,7 +169,7 @@ describe('applyToolDiff', () => {
     );
   });
 
-  it('undoes a whole attempt when one tool is refused: other plugins never see half a listing', () => {
+  it('leaves a refused tool out in the same pass: the rest is applied once, without restarts', () => {
     const registry = createToolRegistry({ onError: () => {} });
     const current = new Map<string, ToolRecord>();
     for (const name of ['keep', 'drop', 'change']) {
@@ -203,11 +203,32 @@ describe('applyToolDiff', () => {
         .sort(),
     ).toEqual(['change', 'keep', 'new']);
     expect(registry.get('change')).toBe(desired.get('change')?.definition);
-    // The failed attempt was rolled back to exactly the old set before the second one began.
-    const rolledBack = seen.findIndex((names) => names.includes('new')) + 1;
-    expect(seen.slice(rolledBack).some((n) => [...n].sort().join() === 'change,drop,keep')).toBe(
-      true,
-    );
+    // Dispose "drop" and the old "change", register the new "change" and "new": nothing undone.
+    expect(seen).toHaveLength(4);
+  });
+
+  it('stays linear when a hostile server lists 1,000 tools and every other one is refused', () => {
+    const registry = createToolRegistry({ onError: () => {} });
+    let registrations = 0;
+    const counting = {
+      register: (definition: ToolDefinition) => {
+        registrations++;
+        return registry.register(definition);
+      },
+    };
+    const desired = new Map<string, ToolRecord>();
+    for (let i = 0; i < 1000; i++)
+      desired.set(`t${i}`, record(`t${i}`, 'k0', `t${i}`, i % 2 === 1));
+    const reports: string[] = [];
+    const outcome = applyToolDiff(new Map(), desired, {
+      server: 'srv',
+      registry: counting,
+      report: (e) => reports.push(e.message),
+    });
+    expect(registrations).toBe(1000);
+    expect(reports).toHaveLength(500);
+    expect(outcome.current.size).toBe(500);
+    expect(registry.schemas()).toHaveLength(500);
   });
 
   it('keeps the previous version of a changed tool the registry refuses', () => {

@@ -17,6 +17,7 @@ import { asError, quoteValue } from './format';
 import { DEFAULT_TIMEOUT, startupBound } from './limits';
 import { AS_IS, listAllTools } from './list-tools';
 import { createRedactor, redactError } from './redact';
+import { RefreshSchedule } from './refresh-schedule';
 import { desiredTools } from './tool-definitions';
 import type {
   CallInFlight,
@@ -70,9 +71,7 @@ class Bridge {
   #tools = new Map<string, ToolRecord>();
   readonly #statusListeners = new Set<Listener<McpStatusEvent>>();
   readonly #toolListeners = new Set<Listener<McpToolsChangeEvent>>();
-  #refreshTimer: NodeJS.Timeout | undefined;
-  #refreshing: Promise<void> | undefined;
-  #refreshAgain = false;
+  readonly #refresh: RefreshSchedule;
   #reconnecting: Promise<void> | undefined;
   readonly #lifetime = new AbortController();
   #closing: Promise<void> | undefined;
@@ -85,6 +84,12 @@ class Bridge {
     this.#config = config;
     this.#server = config.name;
     this.#startupMs = startupBound(config);
+    this.#refresh = new RefreshSchedule({
+      debounceMs: config.listChangedDebounceMs ?? 50,
+      listOnce: () => this.#listOnce(),
+      closing: () => this.#closing !== undefined,
+      report: (error) => this.#report(error),
+    });
   }
 
   handle(): McpServerHandle {
@@ -121,7 +126,7 @@ class Bridge {
         return () => void set.delete(listener);
       }) as McpServerHandle['on'],
       refresh: () =>
-        this.#refreshNow().catch((error: unknown) => {
+        this.#refresh.now().catch((error: unknown) => {
           throw redactError(asError(error), this.#redact);
         }),
       reconnect: () => this.#manualReconnect(),
@@ -156,7 +161,7 @@ class Bridge {
   #becomeCurrent(conn: Connection): void {
     this.#conn = conn;
     this.#setStatus('connected');
-    if (conn.changedEarly) this.#scheduleRefresh();
+    if (conn.changedEarly) this.#refresh.schedule();
   }
 
   #open(): Promise<Connection> {
@@ -169,7 +174,7 @@ class Bridge {
       listChanged: (conn) => {
         // During the first listing of a connection the change may postdate the page already
         // read: remember it, and list again once the connection is in use.
-        if (conn === this.#conn) this.#scheduleRefresh();
+        if (conn === this.#conn) this.#refresh.schedule();
         else conn.changedEarly = true;
       },
       lost: (conn, error) => this.#lost(conn, error),
@@ -237,7 +242,7 @@ class Bridge {
   #close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#lifetime.abort();
-      clearTimeout(this.#refreshTimer);
+      this.#refresh.stop();
       const tools = [...this.#tools.entries()];
       this.#tools = new Map();
       const conn = this.#conn;
@@ -304,61 +309,22 @@ class Bridge {
 
   // ---- discovery -------------------------------------------------------------------------
 
-  /**
-   * A throttle, not a quiet period: the first `tools/list_changed` starts a timer and the listing
-   * runs when it fires, whatever arrives meanwhile; so a server that never stops notifying is
-   * still listed, at most once per `listChangedDebounceMs`.
-   */
-  #scheduleRefresh(): void {
-    if (this.#refreshTimer !== undefined || this.#closing) return;
-    this.#refreshTimer = setTimeout(() => {
-      this.#refreshTimer = undefined;
-      // Joining a refresh in flight only asks for its follow-up: that run reports its own failure.
-      if (this.#refreshing) {
-        this.#refreshAgain = true;
-        return;
-      }
-      this.#refreshNow().catch((error) => this.#report(error));
-    }, this.#config.listChangedDebounceMs ?? 50);
-  }
-
-  /**
-   * One refresh at a time; requests during one are merged into a single follow-up listing. A
-   * change announced during the follow-up is left to the throttled timer, so a server that
-   * announces a change during every listing cannot hold `refresh()` forever.
-   */
-  #refreshNow(): Promise<void> {
-    if (this.#refreshing) {
-      this.#refreshAgain = true;
-      return this.#refreshing;
+  /** One listing for the refresh schedule; `false` when there is nothing to list now. */
+  async #listOnce(): Promise<boolean> {
+    const conn = this.#conn;
+    // Reconnecting, failed or closed: there is nothing to list now (a reconnect lists anyway).
+    if (!conn || this.#closing) return false;
+    try {
+      await this.#sync(conn);
+      return true;
+    } catch (error) {
+      // close() aborted the listing: nothing failed that anyone needs to hear of.
+      if (this.#closing) return false;
+      throw new Error(
+        `MCP server "${this.#server}": refreshing the tool list failed, the previous ${this.#tools.size} tools stay registered: ${asError(error).message}`,
+        { cause: error },
+      );
     }
-    const run = async (): Promise<void> => {
-      for (let round = 0; round < 2; round++) {
-        this.#refreshAgain = false;
-        const conn = this.#conn;
-        // Reconnecting, failed or closed: there is nothing to list now (a reconnect lists anyway).
-        if (!conn || this.#closing) return;
-        try {
-          await this.#sync(conn);
-        } catch (error) {
-          // close() aborted the listing: nothing failed that anyone needs to hear of.
-          if (this.#closing) return;
-          throw new Error(
-            `MCP server "${this.#server}": refreshing the tool list failed, the previous ${this.#tools.size} tools stay registered: ${asError(error).message}`,
-            { cause: error },
-          );
-        }
-        if (!this.#refreshAgain) return;
-      }
-      if (this.#refreshAgain) {
-        this.#refreshAgain = false;
-        this.#scheduleRefresh();
-      }
-    };
-    this.#refreshing = run().finally(() => {
-      this.#refreshing = undefined;
-    });
-    return this.#refreshing;
   }
 
   /** Lists the server's tools and makes the registry hold exactly them: all changes or none. */

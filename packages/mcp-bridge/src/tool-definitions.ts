@@ -31,7 +31,7 @@ export type ToolCaller = (
  *
  * A tool whose description plus parameters are over `maxSchemaBytes` is skipped and reported
  * here, before the registry sees it: one server once listed 348 MB of schemas, and a schema the
- * registry refuses makes the all-or-nothing diff start again. Every other schema the registry
+ * registry refuses costs a full compile attempt. Every other schema the registry
  * cannot enforce (it fails closed at `register`) is skipped and reported by the diff.
  */
 export function desiredTools(

@@ -298,3 +298,14 @@ describe('a tool disposed and registered again in the same turn', () => {
     expect((await running).content).toEqual([textContent('finished')]);
   });
 });
+
+describe('maxSchemaBytes on the registry', () => {
+  it('holds every tool to the registry budget, and refuses a malformed one at creation', () => {
+    const registry = createToolRegistry({ maxSchemaBytes: 200 });
+    expect(() => registry.register(readFile({ description: 'd'.repeat(300) }))).toThrow(
+      /maxSchemaBytes/,
+    );
+    expect(() => registry.register(readFile())).not.toThrow();
+    expect(() => createToolRegistry({ maxSchemaBytes: -1 })).toThrow(/maxSchemaBytes/);
+  });
+});

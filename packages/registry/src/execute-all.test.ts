@@ -7,6 +7,7 @@ import { call as callOf, deferred, readFile } from '../test/helpers';
 let calls = 0;
 const call = (...[name, args, extra]: Parameters<typeof callOf>) =>
   callOf(name, args, { callId: `c-${name}-${++calls}`, ...extra });
+
 import { createToolRegistry } from './index';
 
 /**

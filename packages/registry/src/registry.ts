@@ -12,6 +12,7 @@ import { createEmitter } from '@dsh-tools/waterfall';
 import { assembleResult, internalErrorResult } from './assemble-result';
 import { boundCall, callDeadline } from './bound-call';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
+import { readBudget } from './compile-schema';
 import { readDefinition, timeLimitProblem } from './definition';
 import { kindOf, quote } from './describe';
 import { executeAll } from './execute-all';
@@ -150,6 +151,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   const maxOutputBytes = Math.floor(
     checkLimit(options.maxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES, 'maxOutputBytes', 1),
   );
+  const maxSchemaBytes = readBudget(options.maxSchemaBytes, 'createToolRegistry()');
   const defaultConcurrency = Math.floor(
     checkLimit(options.maxConcurrency, DEFAULT_CONCURRENCY, 'maxConcurrency', 1),
   );
@@ -182,7 +184,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   // ---------------------------------------------------------------- registration
 
   const register = (definition: unknown): (() => void) => {
-    const entry = readDefinition(definition);
+    const entry = readDefinition(definition, { maxSchemaBytes });
     const holder = tools.get(entry.name);
     if (holder) {
       throw new Error(
