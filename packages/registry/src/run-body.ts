@@ -110,29 +110,12 @@ export function runBody(
 ): Promise<ToolExecutionResult> {
   const { entry, signal: caller } = state;
   const { callId } = exec;
-  if (isAborted(caller)) {
-    return Promise.resolve(
-      keep(
-        state,
-        errorResult(
-          callId,
-          Codes.ABORTED,
-          `The call to tool "${entry.name}" was aborted before the tool ran; nothing ran.`,
-        ),
-      ),
-    );
-  }
-  if (entry.retired) {
-    return Promise.resolve(
-      keep(
-        state,
-        errorResult(
-          callId,
-          Codes.ABORTED,
-          `Tool "${entry.name}" was unregistered before it ran; nothing ran. It is no longer available.`,
-        ),
-      ),
-    );
+  if (isAborted(caller) || entry.retired) {
+    // Nothing runs: the caller gave up while an interceptor held the call, or the tool is gone.
+    const why = entry.retired
+      ? `Tool "${entry.name}" was unregistered before it ran; nothing ran. It is no longer available.`
+      : `The call to tool "${entry.name}" was aborted before the tool ran; nothing ran.`;
+    return Promise.resolve(keep(state, errorResult(callId, Codes.ABORTED, why)));
   }
   const limit = entry.timeoutMs ?? limits.timeoutMs;
   const { pending } = state;
