@@ -27,35 +27,39 @@ const cutToBytes = (text: string, budget: number): string => {
   return text.slice(0, low);
 };
 
-/** The block's size as the model is sent it, and which field holds it. */
-const sizeOf = (block: ContentBlock): { bytes: number; binary: boolean } => {
+/** What a block carries to the model: its text, or its base64 data; `""` for a link. */
+const payloadOf = (block: ContentBlock): string => {
   switch (block.type) {
     case 'text':
-      return { bytes: utf8Bytes(block.text), binary: false };
+      return block.text;
     case 'image':
     case 'audio':
-      return { bytes: block.data.length, binary: true };
-    case 'resource': {
-      const r = block.resource;
-      return 'text' in r
-        ? { bytes: utf8Bytes(r.text), binary: false }
-        : { bytes: r.blob.length, binary: true };
-    }
+      return block.data;
+    case 'resource':
+      return 'text' in block.resource ? block.resource.text : block.resource.blob;
     default:
-      return { bytes: 0, binary: false };
+      return '';
   }
 };
+
+/** Whether the payload is base64 data (counted by its length, never cut) rather than text. */
+const isBinary = (block: ContentBlock): boolean =>
+  block.type === 'image' ||
+  block.type === 'audio' ||
+  (block.type === 'resource' && !('text' in block.resource));
+
+/** A text block, or a text resource, with its text replaced. */
+const withText = (block: ContentBlock, text: string): ContentBlock =>
+  block.type === 'resource'
+    ? Object.freeze({ ...block, resource: Object.freeze({ ...block.resource, text }) })
+    : Object.freeze({ ...(block as ContentBlock & { type: 'text' }), text });
 
 /** Whether every block surely fits (a UTF-16 unit is at most 3 UTF-8 bytes): the cheap check every result passes first. */
 const surelyFits = (content: readonly ContentBlock[], max: number): boolean => {
   let upper = 0;
   for (const block of content) {
-    if (block.type === 'text') upper += block.text.length * 3;
-    else if (block.type === 'image' || block.type === 'audio') upper += block.data.length;
-    else if (block.type === 'resource') {
-      const r = block.resource;
-      upper += 'text' in r ? r.text.length * 3 : r.blob.length;
-    }
+    const length = payloadOf(block).length;
+    upper += isBinary(block) ? length : length * 3;
     if (upper > max) return false;
   }
   return true;
@@ -104,7 +108,9 @@ export function boundOutput(
   const content: ContentBlock[] = [];
   const notes: string[] = [];
   for (const block of result.content) {
-    const { bytes, binary } = sizeOf(block);
+    const payload = payloadOf(block);
+    const binary = isBinary(block);
+    const bytes = binary ? payload.length : utf8Bytes(payload);
     if (!binary) totalText += bytes;
     if (bytes <= left) {
       content.push(block);
@@ -122,19 +128,9 @@ export function boundOutput(
     }
     // Text is cut where the budget ends, and nothing after the cut is kept: the model reads a
     // prefix of the output, never a text with a hole in it.
-    if (block.type === 'text') {
-      const kept = cutToBytes(block.text, left);
-      cutText += bytes - utf8Bytes(kept);
-      if (kept.length > 0) content.push(Object.freeze({ ...block, text: kept }));
-    } else if (block.type === 'resource' && 'text' in block.resource) {
-      const kept = cutToBytes(block.resource.text, left);
-      cutText += bytes - utf8Bytes(kept);
-      if (kept.length > 0) {
-        content.push(
-          Object.freeze({ ...block, resource: Object.freeze({ ...block.resource, text: kept }) }),
-        );
-      }
-    }
+    const kept = cutToBytes(payload, left);
+    cutText += bytes - utf8Bytes(kept);
+    if (kept.length > 0) content.push(withText(block, kept));
     left = 0;
   }
   if (cutText > 0) {
@@ -142,23 +138,19 @@ export function boundOutput(
       `[output truncated: ${formatBytes(cutText)} of ${formatBytes(totalText)} bytes of text were cut at the output limit of ${formatBytes(max)} bytes (maxOutputBytes) of tool "${tool}"; ask for a smaller part]`,
     );
   }
-  let keepStructured = structured !== undefined;
-  if (structured !== undefined) {
-    const size = jsonBytes(structured, left);
-    if (size > left) {
-      keepStructured = false;
-      notes.push(
-        `[structuredContent of more than ${formatBytes(left)} bytes was left out: over the output limit of ${formatBytes(max)} bytes (maxOutputBytes) of tool "${tool}"]`,
-      );
-    } else if (notes.length === 0) {
-      return result;
-    }
+  const structuredFits = structured === undefined || jsonBytes(structured, left) <= left;
+  if (!structuredFits) {
+    notes.push(
+      `[structuredContent of more than ${formatBytes(left)} bytes was left out: over the output limit of ${formatBytes(max)} bytes (maxOutputBytes) of tool "${tool}"]`,
+    );
   }
+  // The cheap check was only an upper bound: a result that fits after all stays the same object.
+  if (notes.length === 0) return result;
   for (const text of notes) content.push(Object.freeze({ type: 'text', text }));
   const { structuredContent: _dropped, ...rest } = result;
   return {
     ...rest,
     content: Object.freeze(content),
-    ...(keepStructured && structured !== undefined && { structuredContent: structured }),
+    ...(structuredFits && structured !== undefined && { structuredContent: structured }),
   };
 }
