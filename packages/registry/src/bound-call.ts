@@ -1,6 +1,6 @@
 import { ToolErrorCode as Codes, errorResult, type ToolExecutionResult } from '@dsh-tools/protocol';
 import { BODY } from './run-body';
-import { abortedOf, listen, reasonOf, unlisten } from './signal';
+import { listen, reasonOf, unlisten } from './signal';
 import type { CallDeadline, Prepared, Report } from './types';
 
 /**
@@ -32,10 +32,8 @@ export function boundCall(
   const { exec } = call;
   const { controller, caller, ms } = deadline;
   const forward = (): void => controller.abort(caller && reasonOf.call(caller));
-  if (caller) {
-    if (abortedOf.call(caller)) forward();
-    else listen.call(caller, 'abort', forward, { once: true });
-  }
+  // Not aborted yet: dispatch answered an aborted caller ABORTED just before, in the same turn.
+  if (caller) listen.call(caller, 'abort', forward, { once: true });
   return new Promise<ToolExecutionResult>((resolve) => {
     let done = false;
     const end = (): void => {

@@ -72,10 +72,8 @@ export function readCall(raw: unknown): CallRequest | Failed {
   try {
     return readFields(raw, callId);
   } catch (error) {
-    return {
-      failed: internalErrorResult(seenOf(callId, undefined, EMPTY_ARGS), 'execute()', error),
-      exec: seenOf(callId, undefined, EMPTY_ARGS),
-    };
+    const exec = seenOf(callId, undefined, EMPTY_ARGS);
+    return { failed: internalErrorResult(exec, 'execute()', error), exec };
   }
 }
 

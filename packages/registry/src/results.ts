@@ -53,3 +53,12 @@ export const misuse = (
   state.misuse ??= result;
   return result;
 };
+
+/**
+ * Under a whole-call deadline: an interceptor (or the body) is no longer pending, so its latest
+ * entry leaves the list that a `TIMEOUT` names the pending one from.
+ */
+export const settledIn = (pending: string[], name: string): void => {
+  const at = pending.lastIndexOf(name);
+  if (at !== -1) pending.splice(at, 1);
+};

@@ -7,7 +7,7 @@ import {
 } from '@dsh-tools/protocol';
 import { messageOf } from './describe';
 import { asToolError, resultFromOutput } from './output';
-import { keep } from './results';
+import { keep, settledIn } from './results';
 import { type DeadlineOutcome, runWithDeadline, type Timers } from './run-with-deadline';
 import { isAborted } from './signal';
 import type { CallState, Extensions, RegisteredTool, Report } from './types';
@@ -153,7 +153,7 @@ export function runBody(
     },
   );
   return ran.then((outcome) => {
-    if (pending) pending.splice(pending.lastIndexOf(BODY), 1);
+    if (pending) settledIn(pending, BODY);
     return keep(state, resultOf(outcome, entry, callId, limit, limits.maxOutputBytes));
   });
 }
@@ -206,7 +206,7 @@ async function runBare(
     }
     result = unregisteredResult(entry, callId);
   }
-  if (state.pending) state.pending.splice(state.pending.lastIndexOf(BODY), 1);
+  if (state.pending) settledIn(state.pending, BODY);
   return keep(state, result);
 }
 

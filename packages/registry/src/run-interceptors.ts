@@ -10,7 +10,7 @@ import { boundOutput } from './bound-output';
 import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
 import { type CheckArguments, readRewrite } from './read-rewrite';
-import { interceptorError, keep, misuse } from './results';
+import { interceptorError, keep, misuse, settledIn } from './results';
 import type { Hop, InterceptorOptions } from './types';
 
 /**
@@ -36,12 +36,6 @@ const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
   (value as Hop).state !== undefined;
 
 const promiseThen = Promise.prototype.then;
-
-/** An interceptor (or the body) is no longer pending: its latest entry leaves the list. */
-const settledIn = (pending: string[], name: string): void => {
-  const at = pending.lastIndexOf(name);
-  if (at !== -1) pending.splice(at, 1);
-};
 
 /** The interceptors of a registry, around the body. */
 export interface InterceptorChain {
