@@ -9,6 +9,7 @@ import {
   type ToolOutput,
 } from '@dsh-tools/protocol';
 import type { HarnessToolDefinition } from './harness-contract';
+import { isPlainObject, isRecord, messageOf } from './values';
 
 /** Compiles a JSON Schema to a check that returns the first violation, or `undefined`. */
 export type SchemaCompiler = (schema: unknown) => {
@@ -25,15 +26,6 @@ export interface HarnessTool {
   render(args: unknown, value: unknown): ToolOutput | readonly ContentBlock[];
   readonly finalizeContent?: (exec: InterceptedExecution, result: ToolExecutionResult) => unknown;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  isRecord(value) && !Array.isArray(value);
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /**
  * Whether a definition is shaped for the DeepSeek Harness (`output: { schema, render }`, a body

@@ -1,4 +1,5 @@
 import { type InterceptedExecution, ToolErrorCode, textContent } from '@dsh-tools/protocol';
+import { isPlainObject, isRecord } from './values';
 
 /** The harness's codes that have a different name here. */
 const HARNESS_CODES: { readonly [code: string]: ToolErrorCode } = {
@@ -13,9 +14,6 @@ const codeOf = (code: unknown): ToolErrorCode => {
   if (Object.hasOwn(ToolErrorCode, code)) return code as ToolErrorCode;
   return HARNESS_CODES[code] ?? 'TOOL_ERROR';
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
 
 /**
  * A result in the DeepSeek Harness's shape (`{ isError, error: { message, info? }, content }`,
@@ -39,7 +37,7 @@ export function adoptHarnessResult(value: unknown, exec: InterceptedExecution): 
         callId: exec.callId,
         isError: false,
         content,
-        ...(isRecord(data) && !Array.isArray(data) && { structuredContent: data }),
+        ...(isPlainObject(data) && { structuredContent: data }),
       };
     }
     const error: unknown = value.error;

@@ -11,6 +11,7 @@ import type { HarnessTool } from './harness-definition';
 import { adoptHarnessResult } from './harness-result';
 import { createPolicyInterceptor, type GuardEntry } from './policy-interceptor';
 import type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';
+import { messageOf } from './values';
 
 /** A cordis `tools/execute` listener and its registration as a registry interceptor. */
 interface MirroredListener {
@@ -57,10 +58,6 @@ const SYSTEM_PROMPT_CHANGE = 'system-prompt/change';
 const NO_CHAIN: readonly ChainEntry<never, unknown>[] = Object.freeze([]);
 const NO_GUARDS: readonly GuardEntry[] = Object.freeze([]);
 
-/** The message of whatever was thrown. */
-const errorMessage = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
-
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' &&
   value !== null &&
@@ -87,7 +84,7 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
       ].join('');
       // cordis exports `error` by default and `warn` only when asked: a late settlement is
       // expected noise, a throwing listener or an uncompilable schema is a bug to see.
-      const line = `${info.kind}${where}: ${errorMessage(error)}`;
+      const line = `${info.kind}${where}: ${messageOf(error)}`;
       if (info.kind === 'late-settlement') logger.warn(line);
       else logger.error(line);
     });

@@ -10,6 +10,7 @@ import {
 import { type ChainEntry, runChain, WaterfallError } from '@dsh-tools/waterfall';
 import type { ApprovalServiceLike, ToolGuard } from './harness-contract';
 import type { HarnessTool } from './harness-definition';
+import { isRecord, messageOf } from './values';
 
 type PreArgs = [InterceptedExecution];
 type PostArgs = [InterceptedExecution, ToolExecutionResult];
@@ -35,12 +36,6 @@ export interface PolicySources {
 
 const ALLOW = Object.freeze({ kind: 'allow' });
 const ACCEPT = Object.freeze({ kind: 'accept' });
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 const describe = (value: unknown): string => {
   try {
@@ -114,8 +109,10 @@ const denied = (
  * reason. With no listener, guard or finalizer it is one call to `next()`.
  */
 export function createPolicyInterceptor(sources: PolicySources): Interceptor {
-  const admit = async (exec: InterceptedExecution): Promise<ToolExecutionResult | undefined> => {
-    const chain = sources.pre();
+  const admit = async (
+    exec: InterceptedExecution,
+    chain: readonly ChainEntry<PreArgs, unknown>[],
+  ): Promise<ToolExecutionResult | undefined> => {
     const decided: { by?: string } = {};
     let decision: unknown = ALLOW;
     if (chain.length > 0) {
@@ -321,16 +318,18 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
 
   return function harnessPolicy(exec, next) {
     const tool = sources.harnessTool(exec.name);
+    // Read once here and handed to admit (which ran its own read a moment later before).
+    const pre = sources.pre();
     if (
       tool?.finalizeContent === undefined &&
-      sources.pre().length === 0 &&
+      pre.length === 0 &&
       sources.post().length === 0 &&
       sources.guards().length === 0
     ) {
       return next();
     }
     return (async () => {
-      const refused = await admit(exec);
+      const refused = await admit(exec, pre);
       const result = refused ?? (await review(exec, await next(), tool));
       return finalize(exec, result, tool);
     })();
