@@ -1,12 +1,8 @@
 import type { ContentBlock, ToolExecutionResult } from '@dsh-tools/protocol';
+import { formatBytes, utf8Bytes } from './describe';
 
 /** The default `maxOutputBytes`: 1 MiB, far above a useful answer, far below a flooded context. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
-
-/** UTF-8 size of a string (counted, not encoded). */
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
-
-const formatBytes = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The longest prefix of `text` whose UTF-8 form fits in `budget` bytes, never splitting a
@@ -19,7 +15,7 @@ const cutToBytes = (text: string, budget: number): string => {
   let high = Math.min(text.length, budget);
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (Buffer.byteLength(text.slice(0, mid), 'utf8') <= budget) low = mid;
+    if (utf8Bytes(text.slice(0, mid)) <= budget) low = mid;
     else high = mid - 1;
   }
   const last = text.charCodeAt(low - 1);

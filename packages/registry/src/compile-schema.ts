@@ -1,4 +1,5 @@
 import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { formatBytes, messageOf, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
 import { checkSchema, LIST, MAP, ONE, SchemaRefusal } from './schema-check';
 import { linearFormats } from './schema-formats';
@@ -242,7 +243,7 @@ export const compileChecked = (schema: unknown): CompiledValidator => {
       // Ajv throws for a "$schema" it does not know, instead of answering.
       first ??= new SchemaRefusal(
         '/$schema',
-        `it names no dialect the registry knows (${error instanceof Error ? error.message : String(error)}); use "https://json-schema.org/draft/2020-12/schema", 2019-09 or draft-07`,
+        `it names no dialect the registry knows (${messageOf(error)}); use "https://json-schema.org/draft/2020-12/schema", 2019-09 or draft-07`,
       );
       continue;
     }
@@ -266,10 +267,7 @@ export const compileChecked = (schema: unknown): CompiledValidator => {
       first ??=
         error instanceof SchemaRefusal
           ? error
-          : new SchemaRefusal(
-              '',
-              `it could not be compiled (${error instanceof Error ? error.message : String(error)})`,
-            );
+          : new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`);
     } finally {
       warnSink = previous;
     }
@@ -282,14 +280,11 @@ export const checkBudget = (bytes: number, limit: number, what: string, how: str
   if (bytes > limit) {
     throw new SchemaRefusal(
       '',
-      `${what} is ${bytes.toLocaleString('en-US')} bytes, over the schema budget of ${limit.toLocaleString('en-US')} bytes; shorten it, or raise the budget with ${how}`,
+      `${what} is ${formatBytes(bytes)} bytes, over the schema budget of ${formatBytes(limit)} bytes; shorten it, or raise the budget with ${how}`,
       true,
     );
   }
 };
-
-/** Bytes of a string in UTF-8, without making the encoded copy. */
-export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** Checks a `maxSchemaBytes` option: a positive integer (bytes), or undefined for the default. */
 export const readBudget = (value: unknown, where: string): number => {
@@ -375,7 +370,7 @@ export function compileSchema(
         }
         ok = validate(copy.value) === true;
       } catch (error) {
-        return `could not be validated (${error instanceof Error ? error.message : String(error)})`;
+        return `could not be validated (${messageOf(error)})`;
       }
       if (ok) return undefined;
       const errors = validate.errors ?? [];

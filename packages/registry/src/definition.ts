@@ -7,8 +7,8 @@ import type {
   ToolSource,
   ToolView,
 } from '@dsh-tools/protocol';
-import { checkBudget, DEFAULT_MAX_SCHEMA_BYTES, utf8Bytes } from './compile-schema';
-import { isRecord, kindOf, messageOf, quote } from './describe';
+import { checkBudget, DEFAULT_MAX_SCHEMA_BYTES } from './compile-schema';
+import { isRecord, kindOf, messageOf, quote, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
 import { SchemaRefusal } from './schema-check';
 import type { RegisteredTool } from './types';
@@ -254,6 +254,5 @@ export const readDefinition = (
     inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
     holder: describeSource(frozenSource),
     compiled: checked,
-    disposed: false,
   };
 };

@@ -49,3 +49,9 @@ export const isRecord = (value: unknown): value is Record<string, unknown> => {
     return true;
   }
 };
+
+/** Bytes of a string in UTF-8, without making the encoded copy. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** A count of bytes for a message: `1,048,576`. */
+export const formatBytes = (n: number): string => n.toLocaleString('en-US');

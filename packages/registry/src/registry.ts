@@ -196,8 +196,6 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     return () => {
       if (tools.get(entry.name) !== entry) return;
       tools.delete(entry.name);
-      entry.disposed = true;
-      if (entry.compiled) entry.compiled.release();
       emitChange([], [entry.name]);
       // Its running calls stop as an abort stops them, and those not yet at the body never start
       // it: unless a tool of that name is registered again in this same turn (a client that

@@ -160,9 +160,7 @@ export interface RegisteredTool {
    * The compiled `parameters`, made at registration (fail closed: a schema that cannot be
    * enforced refuses the tool); `undefined` for a tool validated by its Standard Schema.
    */
-  compiled: Compiled | undefined;
-  /** Set by the disposer: a call still in flight may compile later, and must then release. */
-  disposed: boolean;
+  readonly compiled: Compiled | undefined;
   /**
    * Disposed, and no tool of its name registered again in the same turn: its calls in flight are
    * stopped, and a call an interceptor still holds never starts its body.

@@ -7,7 +7,7 @@ import {
 import { messageOf, quote } from './describe';
 import { copyJson, freezePlain, type Violation } from './json-check';
 import type { Checked, RegisteredTool, Report } from './types';
-import { type ArgsCheck, type Compiled, compileParameters, runStandardSchema } from './validation';
+import { type ArgsCheck, type Compiled, runStandardSchema } from './validation';
 
 const formatViolations = (violations: readonly Violation[], more: number): string => {
   const parts = violations.map((v) =>
@@ -36,28 +36,14 @@ export const invalidArgs = (
 const warned = new WeakSet<RegisteredTool>();
 
 /**
- * The tool's compiled `parameters`. Registration compiles them (and refuses the tool when they
- * cannot be enforced); an entry made without that compiles here, fail closed: `undefined` when
- * the schema is refused, and the call is refused with it. What the engine warned while compiling
- * (an unknown format it ignores) is reported once per tool, on its first call.
+ * The tool's compiled `parameters`, made at registration (which refuses a tool whose schema
+ * cannot be enforced); `undefined` only if an entry lacked them, and the call is then refused
+ * (fail closed). What the engine warned while compiling (an unknown format it ignores) is
+ * reported once per tool, on its first call.
  */
 const compiledFor = (entry: RegisteredTool, report: Report): Compiled | undefined => {
-  if (!entry.compiled) {
-    const json = JSON.stringify(entry.schema.parameters);
-    try {
-      entry.compiled = compileParameters(entry.schema.parameters, json);
-    } catch (error) {
-      report(
-        new Error(`Tool "${entry.name}": its parameters schema is refused: ${messageOf(error)}`),
-        {
-          kind: 'schema',
-          tool: entry.name,
-        },
-      );
-      return undefined;
-    }
-  }
   const compiled = entry.compiled;
+  if (!compiled) return undefined;
   if (compiled.warnings.length > 0 && !warned.has(entry)) {
     warned.add(entry);
     for (const message of compiled.warnings) {

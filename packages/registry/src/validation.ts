@@ -22,11 +22,6 @@ export type CompiledSchema = (args: unknown) => ArgsFailure | undefined;
 export interface Compiled {
   readonly validate: CompiledSchema;
   readonly warnings: readonly string[];
-  /**
-   * Kept for the registry's disposer. Nothing to do: a compiled schema is owned by the tools that
-   * hold it, and its engine is garbage once the last of them (and the recent cache) lets go.
-   */
-  readonly release: () => void;
 }
 
 /**
@@ -44,7 +39,6 @@ const forget = new FinalizationRegistry<string>((key) => {
 });
 const recent = new Map<string, Compiled>();
 const RECENT = 64;
-const release = (): void => {};
 
 const remember = (key: string, compiled: Compiled): void => {
   recent.delete(key);
@@ -64,7 +58,7 @@ export const compileParameters = (schema: ObjectJsonSchema, json: string): Compi
     return found;
   }
   const { validate, warnings } = compileChecked(schema);
-  const compiled: Compiled = { validate: wrapAjv(validate), warnings, release };
+  const compiled: Compiled = { validate: wrapAjv(validate), warnings };
   live.set(json, new WeakRef(compiled));
   forget.register(compiled, json);
   remember(json, compiled);
