@@ -60,6 +60,22 @@ const questionKey = (question: string) =>
 const NO_ELICITATION =
   'This call needs a person to approve it, and the MCP client did not declare the elicitation capability, so dsh-tools cannot ask. Allow the call in the gateway config (permissions.allow), or use a client that supports elicitation.';
 
+/**
+ * How the client's user refused one question (`did not allow`, `declined`, `cancelled`), or
+ * `undefined` when they allowed the call: the same reading for both protocol generations.
+ */
+const refusedBy = (answer: {
+  readonly action: string;
+  readonly content?: { readonly allow?: unknown } | undefined;
+}): string | undefined =>
+  answer.action === 'accept'
+    ? answer.content?.allow === true
+      ? undefined
+      : 'did not allow'
+    : answer.action === 'decline'
+      ? 'declined'
+      : 'cancelled';
+
 /** The answer of the client's user to one question, in words for a denial. */
 function refusal(action: string): string {
   return `The user ${action} this call.`;
@@ -114,17 +130,8 @@ export function createElicitationApprovals(): ElicitationApprovals {
         { mode: 'form', message: approvalQuestion(request), requestedSchema: allowForm() },
         { signal: request.signal },
       );
-      if (answer.action === 'accept' && answer.content?.allow === true) return { kind: 'allow' };
-      return {
-        kind: 'deny',
-        reason: refusal(
-          answer.action === 'accept'
-            ? 'did not allow'
-            : answer.action === 'decline'
-              ? 'declined'
-              : 'cancelled',
-        ),
-      };
+      const refused = refusedBy(answer);
+      return refused === undefined ? { kind: 'allow' } : { kind: 'deny', reason: refusal(refused) };
     } catch (error) {
       return {
         kind: 'deny',
@@ -246,17 +253,9 @@ export function createGatewayServerFactory(
     for (const key of Object.keys(ctx.mcpReq.inputResponses ?? {})) {
       const answer = inputResponse(ctx.mcpReq.inputResponses, key);
       if (answer.kind !== 'elicit') continue;
-      if (answer.action === 'accept' && answer.content?.allow === true) round.approved.add(key);
-      else {
-        round.refused.set(
-          key,
-          answer.action === 'accept'
-            ? 'did not allow'
-            : answer.action === 'decline'
-              ? 'declined'
-              : 'cancelled',
-        );
-      }
+      const refused = refusedBy(answer);
+      if (refused === undefined) round.approved.add(key);
+      else round.refused.set(key, refused);
     }
     return round;
   };

@@ -327,7 +327,7 @@ class Bridge {
     }
   }
 
-  /** Lists the server's tools and makes the registry hold exactly them: all changes or none. */
+  /** Lists the server's tools and makes the registry hold them (a refused one is reported). */
   async #sync(conn: Connection): Promise<void> {
     const signal = this.#lifetime.signal;
     const listed = await listAllTools(
