@@ -7,6 +7,7 @@ import type {
   ToolSource,
   ToolView,
 } from '@dsh-tools/protocol';
+import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import { checkBudget, DEFAULT_MAX_SCHEMA_BYTES } from './compile-schema';
 import { isRecord, kindOf, messageOf, quote, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
@@ -42,6 +43,10 @@ const describeSource = (source: ToolSource): string =>
 export interface DefinitionLimits {
   /** The schema budget: description plus parameters as JSON, UTF-8 bytes. Default 64 KiB. */
   readonly maxSchemaBytes?: number;
+  /** The registry's `maxOutputBytes`, where the definition sets none. Default 1 MiB. */
+  readonly maxOutputBytes?: number;
+  /** The registry's `callTimeoutMs`, where the definition sets none. Default 0 (none). */
+  readonly callTimeoutMs?: number;
 }
 
 /**
@@ -249,8 +254,9 @@ export const readDefinition = (
     schema,
     view,
     timeoutMs: timeoutMs as number | undefined,
-    callTimeoutMs: callTimeoutMs as number | undefined,
-    maxOutputBytes: maxOutputBytes as number | undefined,
+    callTimeoutMs: (callTimeoutMs as number | undefined) ?? limits.callTimeoutMs ?? 0,
+    maxOutputBytes:
+      (maxOutputBytes as number | undefined) ?? limits.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     inputValidator: inputValidator as ToolInputValidator<unknown> | undefined,
     holder: describeSource(frozenSource),
     compiled: checked,

@@ -95,13 +95,12 @@ const preparedCall = (
   request: CallRequest,
   entry: RegisteredTool,
   checked: ToolExecutionResult | Checked,
-  callTimeoutMs: number,
 ): Prepared | Failed => {
   if (!('value' in checked)) {
     return { failed: checked, exec: seenOfRequest(request) };
   }
   const { callId, name, agent, extensions } = request;
-  const deadline = callDeadline(entry.callTimeoutMs ?? callTimeoutMs, request.signal);
+  const deadline = callDeadline(entry.callTimeoutMs, request.signal);
   const signal = deadline ? deadline.controller.signal : request.signal;
   const fields = {
     callId,
@@ -184,7 +183,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   // ---------------------------------------------------------------- registration
 
   const register = (definition: unknown): (() => void) => {
-    const entry = readDefinition(definition, { maxSchemaBytes });
+    const entry = readDefinition(definition, { maxSchemaBytes, maxOutputBytes, callTimeoutMs });
     const holder = tools.get(entry.name);
     if (holder) {
       throw new Error(
@@ -214,10 +213,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   const checkArguments = (entry: RegisteredTool, callId: string, args: unknown, preface?: string) =>
     validateArguments(entry, callId, args, report, preface);
-  const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report, maxOutputBytes };
+  const limits: BodyLimits = { timeoutMs: defaultTimeout, graceMs: grace, report };
   const body = (hop: Hop): Promise<ToolExecutionResult> =>
     runBody(hop.state, hop.exec, hop.extensions, limits);
-  const interceptors = createInterceptorChain(checkArguments, body, maxOutputBytes);
+  const interceptors = createInterceptorChain(checkArguments, body);
 
   /** The stage *tell the observers*: they see the final, frozen result; one that throws is contained. */
   const finalize = (result: ToolExecutionResult, exec: ToolExecution): ToolExecutionResult => {
@@ -241,8 +240,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     if ('failed' in entry) return entry;
     const checked = checkArguments(entry, request.callId, request.args);
     return checked instanceof Promise
-      ? checked.then((outcome) => preparedCall(request, entry, outcome, callTimeoutMs))
-      : preparedCall(request, entry, checked, callTimeoutMs);
+      ? checked.then((outcome) => preparedCall(request, entry, outcome))
+      : preparedCall(request, entry, checked);
   };
 
   /**

@@ -19,8 +19,6 @@ export interface BodyLimits {
   readonly graceMs: number;
   readonly report: Report;
   readonly timers?: Timers;
-  /** The registry's default `maxOutputBytes`; a definition's wins. */
-  readonly maxOutputBytes: number;
 }
 
 /** What a whole-call deadline's `TIMEOUT` names while the body runs. */
@@ -154,7 +152,7 @@ export function runBody(
   );
   return ran.then((outcome) => {
     if (pending) settledIn(pending, BODY);
-    return keep(state, resultOf(outcome, entry, callId, limit, limits.maxOutputBytes));
+    return keep(state, resultOf(outcome, entry, callId, limit));
   });
 }
 
@@ -184,12 +182,7 @@ async function runBare(
   let outcome: unknown;
   try {
     outcome = await entry.execute(exec.arguments, bodyExec);
-    result = resultFromOutput(
-      entry.name,
-      callId,
-      outcome,
-      entry.maxOutputBytes ?? limits.maxOutputBytes,
-    );
+    result = resultFromOutput(entry.name, callId, outcome, entry.maxOutputBytes);
   } catch (error) {
     outcome = error;
     result = resultFromThrow(entry.name, callId, error);
@@ -233,16 +226,10 @@ function resultOf(
   entry: RegisteredTool,
   callId: string,
   limit: number,
-  maxOutputBytes: number,
 ): ToolExecutionResult {
   switch (outcome.status) {
     case 'fulfilled':
-      return resultFromOutput(
-        entry.name,
-        callId,
-        outcome.value,
-        entry.maxOutputBytes ?? maxOutputBytes,
-      );
+      return resultFromOutput(entry.name, callId, outcome.value, entry.maxOutputBytes);
     case 'rejected':
       return resultFromThrow(entry.name, callId, outcome.reason);
     case 'stopped':

@@ -89,7 +89,6 @@ const chainMisuse = (error: WaterfallError, hop: Hop): ToolExecutionResult => {
 export function createInterceptorChain(
   check: CheckArguments,
   body: (hop: Hop) => Promise<ToolExecutionResult>,
-  maxOutputBytes: number,
 ): InterceptorChain {
   const chain = createWaterfall<[Link], ToolExecutionResult>();
   let count = 0;
@@ -149,10 +148,7 @@ export function createInterceptorChain(
           `returned the result of another call (${quote(copied.result.callId)})`,
         );
       }
-      return keep(
-        state,
-        boundOutput(exec.name, copied.result, state.entry.maxOutputBytes ?? maxOutputBytes),
-      );
+      return keep(state, boundOutput(exec.name, copied.result, state.entry.maxOutputBytes));
     };
 
     /** What the interceptor threw (or rejected with), as its result. */

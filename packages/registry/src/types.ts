@@ -149,10 +149,10 @@ export interface RegisteredTool {
   readonly schema: ToolSchema;
   readonly view: ToolView;
   readonly timeoutMs: number | undefined;
-  /** The definition's whole-call deadline, overriding the registry's. */
-  readonly callTimeoutMs?: number | undefined;
-  /** The definition's output budget, overriding the registry's. */
-  readonly maxOutputBytes?: number | undefined;
+  /** The whole-call deadline in ms (0: none): the definition's, else the registry's. */
+  readonly callTimeoutMs: number;
+  /** The output budget in bytes: the definition's, else the registry's. */
+  readonly maxOutputBytes: number;
   readonly inputValidator: ToolInputValidator<unknown> | undefined;
   /** Who holds the name, for the duplicate message. */
   readonly holder: string;
