@@ -226,14 +226,13 @@ export interface CompiledValidator {
  * Compiles a schema that passed the budget, or throws {@link SchemaRefusal}: the schema must be
  * valid against its dialect's meta-schema, pass {@link checkSchema} (no `$async`, references that
  * resolve inside it, no cycle without data in between, linear-time patterns), and compile.
+ * `json` is the schema's JSON text, which every caller has already made.
  */
-export const compileChecked = (schema: unknown): CompiledValidator => {
+export const compileChecked = (schema: unknown, json: string): CompiledValidator => {
   checkSchema(schema);
   const ownProperties = namesPrototypeMember(schema);
   let first: SchemaRefusal | undefined;
-  const compiled = JSON.stringify(schema).includes('"contains"')
-    ? separateContains(schema)
-    : schema;
+  const compiled = json.includes('"contains"') ? separateContains(schema) : schema;
   for (const dialect of dialectsFor(schema)) {
     const meta = checker(dialect);
     let valid: boolean;
@@ -345,13 +344,14 @@ export function compileSchema(
   const frozen = (copied as { value: unknown }).value;
   let compiled: CompiledValidator;
   try {
+    const json = JSON.stringify(frozen);
     checkBudget(
-      utf8Bytes(JSON.stringify(frozen)),
+      utf8Bytes(json),
       limit,
       'the schema as JSON',
       'compileSchema(schema, { maxSchemaBytes })',
     );
-    compiled = compileChecked(frozen);
+    compiled = compileChecked(frozen, json);
   } catch (error) {
     if (error instanceof SchemaRefusal) return fail(error.message);
     throw error;

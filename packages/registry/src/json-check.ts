@@ -17,6 +17,10 @@ export const pointerSegment = (key: string | number): string => {
   return cut.replaceAll('~', '~0').replaceAll('/', '~1');
 };
 
+/** One segment of a JSON pointer read back (RFC 6901): `~1` is `/`, `~0` is `~`. */
+export const unescapeSegment = (segment: string): string =>
+  segment.replaceAll('~1', '/').replaceAll('~0', '~');
+
 /** Problems found in a value, at most {@link MAX_VIOLATIONS}, plus a count of the rest. */
 export interface JsonProblems {
   readonly ok: false;

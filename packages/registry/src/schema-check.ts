@@ -1,4 +1,4 @@
-import { pointerSegment } from './json-check';
+import { pointerSegment, unescapeSegment } from './json-check';
 import { linearPattern, PatternRefusal } from './schema-regex';
 
 /**
@@ -181,7 +181,7 @@ export const checkSchema = (schema: unknown): void => {
     }
     let target: unknown = resource;
     for (const raw of fragment.slice(1).split('/')) {
-      const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+      const key = unescapeSegment(raw);
       if (typeof target !== 'object' || target === null || !Object.hasOwn(target, key)) {
         throw new SchemaRefusal(
           where,

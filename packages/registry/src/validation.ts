@@ -2,7 +2,7 @@ import type { ObjectJsonSchema, ToolInputValidator } from '@dsh-tools/protocol';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { compileChecked } from './compile-schema';
 import { kindOf } from './describe';
-import { MAX_VIOLATIONS, pointerSegment, type Violation } from './json-check';
+import { MAX_VIOLATIONS, pointerSegment, unescapeSegment, type Violation } from './json-check';
 
 /** The outcome of validating arguments: the value to run with, or every problem found. */
 export type ArgsCheck =
@@ -57,7 +57,7 @@ export const compileParameters = (schema: ObjectJsonSchema, json: string): Compi
     remember(json, found);
     return found;
   }
-  const { validate, warnings } = compileChecked(schema);
+  const { validate, warnings } = compileChecked(schema, json);
   const compiled: Compiled = { validate: wrapAjv(validate), warnings };
   live.set(json, new WeakRef(compiled));
   forget.register(compiled, json);
@@ -84,7 +84,7 @@ const MAX_LISTED = 10;
 const valueAt = (root: unknown, pointer: string): unknown => {
   let value = root;
   for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const key = unescapeSegment(raw);
     if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
