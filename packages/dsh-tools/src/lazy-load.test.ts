@@ -1,48 +1,22 @@
-import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadsOfFreshProcess } from '../../../test-support/module-loads';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Logs every module a fresh Node process resolves, from the module loader's thread, on stderr
- * (writeSync: the lines land in the order things happened, among the script's own marks).
+ * The modules a fresh process loads for `import(entry)`: the entry's source, with the siblings'
+ * sources by the tsconfig's `paths`, so that an eager import added to any package that
+ * `dsh-tools` re-exports shows here without a build.
  */
-const HOOK = `
-import { writeSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  writeSync(2, 'LOAD ' + resolved.url + '\\n');
-  return resolved;
-}`;
-
-/**
- * The modules a fresh process loads for `import(entry)`: the entry's source through tsx, with the
- * siblings' sources by the tsconfig's `paths`, so that an eager import added to any package that
- * `dsh-tools` re-exports shows here without a build. CommonJS modules are read from
- * `require.cache`, which the loader hook does not see.
- */
-function loadsOf(entry: string): string[] {
+function loadsOf(entry: string): readonly string[] {
   const url = pathToFileURL(join(packageDir, entry)).href;
-  const script = `
-import { register, createRequire } from 'node:module';
-import { writeSync } from 'node:fs';
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}));
-await import(${JSON.stringify(url)});
-const cached = Object.keys(createRequire(import.meta.url).cache);
-writeSync(2, cached.map((f) => 'LOAD ' + f + '\\n').join('') + 'MARK imported\\n');
-`;
-  const run = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '--eval', script],
-    { cwd: packageDir, encoding: 'utf8', timeout: 60_000 },
+  const [imported] = loadsOfFreshProcess(
+    packageDir,
+    `await import(${JSON.stringify(url)});\nmark('imported');`,
   );
-  const lines = run.stderr.split('\n');
-  if (run.status !== 0 || !lines.includes('MARK imported')) {
-    throw new Error(`the child process failed (status ${run.status}):\n${run.stderr}`);
-  }
-  return lines.filter((l) => l.startsWith('LOAD '));
+  return imported?.loads ?? [];
 }
 
 /** What a host pays for only when it uses it: each is loaded at first use, never at import. */

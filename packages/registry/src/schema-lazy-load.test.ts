@@ -3,40 +3,27 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadsOfFreshProcess } from '../../../test-support/module-loads';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = pathToFileURL(join(packageDir, 'src/index.ts')).href;
 
-/** Logs every module the ESM loader resolves, from the loader's thread, on stderr, in order. */
-const HOOK = `
-import { writeSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  writeSync(2, 'LOAD ' + resolved.url + '\\n');
-  return resolved;
-}`;
-
 /**
- * Imports the package's entry (its source, through tsx, so that an eager import added to any
- * source file shows without a build), creates a registry, marks the moment, then registers a tool
- * with a pattern, which must load Ajv and the regex engine: that half proves the log would have
- * shown them. CommonJS loads (Ajv is loaded with `require`) are read from the require cache.
+ * Imports the package's entry, creates a registry, marks the moment, then registers a tool with a
+ * pattern, which must load Ajv and the regex engine: that half proves the log would have shown
+ * them. Ajv is loaded with `require`: the marks log `require.cache` too.
  */
-const SCRIPT = `
-import { register, createRequire } from 'node:module';
-import { writeSync } from 'node:fs';
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}));
+const BODY = `
 const { createToolRegistry } = await import(${JSON.stringify(entry)});
 const registry = createToolRegistry();
-const required = () => Object.keys(createRequire(import.meta.url).cache).map((f) => 'LOAD ' + f + '\\n').join('');
-writeSync(2, required() + 'MARK imported\\n');
+mark('imported');
 registry.register({
   name: 't',
   description: '',
   parameters: { type: 'object', properties: { a: { type: 'string', pattern: '^a+$' } } },
   execute: () => [],
 });
-writeSync(2, required() + 'MARK registered\\n');
+mark('registered');
 `;
 
 const AJV = /[\\/]node_modules[\\/](\.pnpm[\\/])?ajv[@\\/]/;
@@ -44,19 +31,10 @@ const RE2 = /[\\/]node_modules[\\/](\.pnpm[\\/])?re2js[@\\/]/;
 
 describe('loading', () => {
   it('importing the package loads neither Ajv nor the regex engine; the first compile loads both', () => {
-    const run = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '--eval', SCRIPT],
-      { cwd: packageDir, encoding: 'utf8', timeout: 60_000 },
-    );
-    const lines = run.stderr.split('\n');
-    const imported = lines.indexOf('MARK imported');
-    const registered = lines.indexOf('MARK registered');
-    if (run.status !== 0 || imported === -1 || registered === -1) {
-      throw new Error(`the child process failed (status ${run.status}):\n${run.stderr}`);
-    }
-    const atImport = lines.slice(0, imported).filter((l) => l.startsWith('LOAD '));
-    const atRegister = lines.slice(imported + 1, registered).filter((l) => l.startsWith('LOAD '));
+    const [imported, registered] = loadsOfFreshProcess(packageDir, BODY);
+    expect([imported?.label, registered?.label]).toEqual(['imported', 'registered']);
+    const atImport = imported?.loads ?? [];
+    const atRegister = registered?.loads ?? [];
     // The entry itself was seen by the log: an empty log would prove nothing.
     expect(atImport.some((l) => l.includes('/registry/src/index.ts'))).toBe(true);
     expect(atImport.filter((l) => AJV.test(l) || RE2.test(l))).toEqual([]);
