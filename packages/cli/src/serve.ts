@@ -14,6 +14,7 @@ import {
   inputRequired,
   inputResponse,
   type McpServerFactory,
+  type RequestId,
   Server,
   type ServerContext,
   type Tool,
@@ -21,6 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { approvalQuestion } from './approvers';
 import type { Gateway } from './gateway';
+import { type LeanOutcome, leanToolCalls } from './serve-lean-calls';
 
 /**
  * The questions of one round of a 2026-07-28 (per-request) call. Such a client is not asked
@@ -41,7 +43,8 @@ interface AskRound {
 /** One MCP request in flight, through which its call's questions are asked. */
 interface AskChannel {
   readonly server: Server;
-  readonly ctx: ServerContext;
+  /** Asks the client's user (`ctx.mcpReq.elicitInput`, or the server's own for a lean call). */
+  readonly elicitInput: ServerContext['mcpReq']['elicitInput'];
   /** Set for a 2026-07-28 request: its questions go out as `input_required`. */
   readonly round?: AskRound;
 }
@@ -126,7 +129,7 @@ export function createElicitationApprovals(): ElicitationApprovals {
       return { kind: 'deny', reason: NO_ELICITATION };
     }
     try {
-      const answer = await channel.ctx.mcpReq.elicitInput(
+      const answer = await channel.elicitInput(
         { mode: 'form', message: approvalQuestion(request), requestedSchema: allowForm() },
         { signal: request.signal },
       );
@@ -169,9 +172,28 @@ export interface GatewayServerFactory {
   readonly live: ReadonlySet<Server>;
   /** Stops following the registry. */
   dispose(): void;
+  /**
+   * Runs a 2025-era `tools/call` of `server` without the SDK's request handling, as its handler
+   * would (the lean path of {@link serveGatewayStdio}).
+   */
+  callTool(
+    server: Server,
+    id: RequestId,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult>;
+  /** Has `server`'s `tools/call` handler answer request `id` with a lean call's outcome. */
+  handOver(server: Server, id: RequestId, outcome: LeanOutcome): void;
 }
 
 let callCounter = 0;
+
+/** A call's id for the registry: unique in this process, and saying which MCP request it was. */
+function nextCallId(requestId: RequestId): string {
+  callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `mcp-${callCounter}-${String(requestId)}`;
+}
 
 /** What a 2026-07-28 client carries between the rounds of one call (sealed by the gateway). */
 interface AskState {
@@ -194,6 +216,16 @@ export function createGatewayServerFactory(
 ): GatewayServerFactory {
   const { registry } = gateway;
   const live = new Set<Server>();
+  // Lean calls whose outcome the SDK is to write, by server and request id: first in, first out,
+  // as the SDK runs the handlers of the requests it is given in order.
+  const handedOver = new WeakMap<Server, Map<RequestId, LeanOutcome[]>>();
+  const takeHandedOver = (server: Server, id: RequestId): LeanOutcome | undefined => {
+    const byId = handedOver.get(server);
+    const queue = byId?.get(id);
+    const outcome = queue?.shift();
+    if (queue?.length === 0) byId?.delete(id);
+    return outcome;
+  };
   let listCache: { schemas: unknown; tools: Tool[] } | undefined;
 
   const listTools = (): Tool[] => {
@@ -269,8 +301,12 @@ export function createGatewayServerFactory(
     });
     server.setRequestHandler('tools/list', async () => ({ tools: listTools() }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
-      const callId = `mcp-${callCounter}-${String(ctx.mcpReq.id)}`;
+      const handed = takeHandedOver(server, ctx.mcpReq.id);
+      if (handed) {
+        if (handed.result) return handed.result;
+        throw handed.error;
+      }
+      const callId = nextCallId(ctx.mcpReq.id);
       const args = request.params.arguments ?? {};
       let round: AskRound | undefined;
       let digest = '';
@@ -282,7 +318,11 @@ export function createGatewayServerFactory(
         }
         round = opened;
       }
-      const untrack = approvals?.track(callId, { server, ctx, ...(round ? { round } : {}) });
+      const untrack = approvals?.track(callId, {
+        server,
+        elicitInput: ctx.mcpReq.elicitInput,
+        ...(round ? { round } : {}),
+      });
       try {
         const result = await registry.execute({
           callId,
@@ -320,7 +360,33 @@ export function createGatewayServerFactory(
     }
   });
 
-  return { factory, live, dispose: unsubscribe };
+  const callTool: GatewayServerFactory['callTool'] = async (server, id, name, args, signal) => {
+    const callId = nextCallId(id);
+    // The SDK's ctx.mcpReq.elicitInput is this same call of the server's.
+    const untrack = approvals?.track(callId, {
+      server,
+      elicitInput: (params, options) => server.elicitInput(params, options),
+    });
+    try {
+      const result = await registry.execute({ callId, name, arguments: args, signal });
+      return server.projectCallToolResult(toCallResult(result), undefined);
+    } finally {
+      untrack?.();
+    }
+  };
+
+  const handOver: GatewayServerFactory['handOver'] = (server, id, outcome) => {
+    let byId = handedOver.get(server);
+    if (!byId) {
+      byId = new Map();
+      handedOver.set(server, byId);
+    }
+    const queue = byId.get(id);
+    if (queue) queue.push(outcome);
+    else byId.set(id, [outcome]);
+  };
+
+  return { factory, live, dispose: unsubscribe, callTool, handOver };
 }
 
 /** Options of {@link serveStdio}. */
@@ -342,9 +408,25 @@ export async function serveGatewayStdio(
   readonly done: Promise<void>;
   stop(): Promise<void>;
 }> {
-  const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+  const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
   const made = createGatewayServerFactory(gateway, options.approvals);
-  const handle = serveStdio(made.factory, { onerror: (e) => options.onError?.(e) });
+  // The instance of a 2025-era connection: its tools/call requests take the lean path once it is
+  // initialized (a 2026-07-28 one keeps the SDK's per-request envelope and state handling).
+  let legacy: Server | undefined;
+  const factory: McpServerFactory = async (ctx) => {
+    const product = await made.factory(ctx);
+    if (ctx.era === 'legacy' && product instanceof Server) legacy = product;
+    return product;
+  };
+  const transport = leanToolCalls(new StdioServerTransport(), {
+    server: () =>
+      legacy?.transport !== undefined && legacy.getClientCapabilities() !== undefined
+        ? legacy
+        : undefined,
+    callTool: made.callTool,
+    handOver: made.handOver,
+  });
+  const handle = serveStdio(factory, { transport, onerror: (e) => options.onError?.(e) });
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
