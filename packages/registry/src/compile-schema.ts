@@ -2,6 +2,7 @@ import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'aj
 import { formatBytes, messageOf, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
 import { checkSchema, LIST, MAP, ONE, SchemaRefusal } from './schema-check';
+import { type AjvCodegen, makeEngine } from './schema-engine';
 import { linearFormats } from './schema-formats';
 import { loadModule } from './schema-load';
 import { linearPattern } from './schema-regex';
@@ -9,7 +10,7 @@ import { linearPattern } from './schema-regex';
 /** The default schema budget of a tool: its description plus its parameters as JSON, in bytes. */
 export const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 
-type Dialect = '07' | '2019' | '2020';
+export type Dialect = '07' | '2019' | '2020';
 type AjvConstructor = new (options: Options) => AjvClass;
 
 let classes: Record<Dialect, AjvConstructor> | undefined;
@@ -22,47 +23,13 @@ const ajvClass = (dialect: Dialect): AjvConstructor => {
   return classes[dialect];
 };
 
-/**
- * Ajv's `code.regExp` hook: every `pattern` and `patternProperties` key of a compiled schema
- * runs on the linear-time engine. `code` only names it in generated standalone code (unused).
- */
-const regExp = Object.assign((pattern: string, flags: string) => linearPattern(pattern, flags), {
-  code: 'linearPattern',
-});
+/** How generated code names the linear-time pattern engine (see `compile-worker.ts`). */
+export const PATTERN_CODE = 'require("dsh:pattern")';
 
-/**
- * Options of every engine. Each compiled schema gets an engine of its own (`meta: false` makes
- * one cheap: no meta-schemas to compile), dropped with the last tool that uses it: a shared engine
- * keeps the code of every schema it ever compiled (`removeSchema` does not release it), which
- * grew the heap by tens of megabytes per few thousand tools that came and went.
- *
- * - `strict: false`: MCP servers send keywords and formats no validator knows; they are
- *   annotations and are ignored, as JSON Schema says.
- * - `allErrors: true`: a model fixes every problem in one retry only if it hears of all of them.
- * - `ownProperties` only for schemas that need it (see {@link namesPrototypeMember}).
- * - `addUsedSchema`: each schema has an engine of its own, so no two `$id`s collide; Ajv needs
- *   the root added to resolve `{"$ref": "#"}` inside it (recursive schemas).
- * - `validateSchema: false`: the schema was already checked against its meta-schema, once, by
- *   the shared checking engine.
- * - `code.optimize: false`: measured, halves compile time without slowing validation.
- * - No `$data`, `verbose`, `useDefaults`, `coerceTypes`, `removeAdditional`, `discriminator`,
- *   `loadSchema`: validation is synchronous, never mutates arguments, and fetches nothing.
- */
-const engineOptions = (ownProperties: boolean, meta: boolean): Options => ({
-  strict: false,
-  allErrors: true,
-  ownProperties,
-  meta,
-  addUsedSchema: true,
-  validateSchema: false,
-  code: { optimize: false, regExp },
-  logger: {
-    log: () => {},
-    warn: (...args: unknown[]) => warnSink?.(args.join(' ')),
-    error: () => {},
-  },
+/** Ajv's `code.regExp` hook: every `pattern` and `patternProperties` key runs on the linear-time engine. */
+const regExp = Object.assign((pattern: string, flags: string) => linearPattern(pattern, flags), {
+  code: PATTERN_CODE,
 });
-let warnSink: ((message: string) => void) | undefined;
 
 /** JSON text with object keys sorted: equal JSON values (as JSON Schema compares them) map to one text. */
 const canonical = (value: unknown): string => {
@@ -74,57 +41,45 @@ const canonical = (value: unknown): string => {
 };
 
 /**
- * `uniqueItems` in linear time. Ajv compares every pair of items that are not all of one scalar
- * type (1,000 small objects in a 10 KB argument: half a million deep comparisons, about 50 ms);
- * here each item is written once as canonical JSON and looked up in a map.
+ * `uniqueItems` in linear time: the indexes `[j, i]` of the first two equal items, or
+ * `undefined`. Each item is written once as canonical JSON and looked up in a map, where Ajv
+ * compares every pair of items that are not all of one scalar type (1,000 small objects in a
+ * 10 KB argument: half a million deep comparisons, about 50 ms).
  */
-const uniqueItems = Object.assign(
-  (schema: unknown, data: unknown): boolean => {
-    if (schema !== true || !Array.isArray(data)) return true;
-    const seen = new Map<string, number>();
-    for (let i = 0; i < data.length; i++) {
-      const key = canonical(data[i]);
-      const j = seen.get(key);
-      if (j !== undefined) {
-        uniqueItems.errors = [
-          {
-            keyword: 'uniqueItems',
-            message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
-            params: { i, j },
-          },
-        ];
-        return false;
-      }
-      seen.set(key, i);
-    }
-    return true;
-  },
-  { errors: null as unknown[] | null },
-);
-
-const freshEngine = (dialect: Dialect, ownProperties: boolean): AjvClass => {
-  const Class = ajvClass(dialect);
-  const ajv = new Class(engineOptions(ownProperties, false));
-  for (const [name, format] of linearFormats()) {
-    ajv.addFormat(name, format as Parameters<AjvClass['addFormat']>[1]);
+export const duplicateOf = (items: readonly unknown[]): readonly [number, number] | undefined => {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < items.length; i++) {
+    const key = canonical(items[i]);
+    const j = seen.get(key);
+    if (j !== undefined) return [j, i];
+    seen.set(key, i);
   }
-  ajv.removeKeyword('uniqueItems');
-  ajv.addKeyword({
-    keyword: 'uniqueItems',
-    type: 'array',
-    schemaType: 'boolean',
-    errors: true,
-    validate: uniqueItems as never,
-  });
-  return ajv;
+  return undefined;
 };
+
+/** An engine for one schema, on this thread (see {@link makeEngine}). */
+const freshEngine = (dialect: Dialect, ownProperties: boolean, warn: (m: string) => void) =>
+  makeEngine(ajvClass(dialect), loadModule<AjvCodegen>('ajv'), {
+    ownProperties,
+    source: false,
+    formats: [...linearFormats()],
+    regExp,
+    duplicateOf,
+    warn,
+  });
 
 /** One engine per dialect with its meta-schema, only to check schemas (it compiles none). */
 const checkers = new Map<Dialect, AjvClass>();
 const checker = (dialect: Dialect): AjvClass => {
   let found = checkers.get(dialect);
   if (!found) {
-    found = new (ajvClass(dialect))({ ...engineOptions(false, true), validateSchema: true });
+    found = new (ajvClass(dialect))({
+      strict: false,
+      allErrors: true,
+      validateSchema: true,
+      code: { optimize: false, regExp },
+      logger: false,
+    });
     checkers.set(dialect, found);
   }
   return found;
@@ -222,56 +177,93 @@ export interface CompiledValidator {
   readonly warnings: readonly string[];
 }
 
+/** A schema that passed every check, ready to compile here or in the compiling worker. */
+export interface CompileJob {
+  /** What Ajv compiles: the schema, with `contains` moved where Ajv 8 needs it. */
+  readonly schema: unknown;
+  readonly dialect: Dialect;
+  readonly ownProperties: boolean;
+}
+
+/** Whether `schema` is valid against `dialect`'s meta-schema; the refusal when it is not. */
+const metaCheck = (dialect: Dialect, schema: unknown): SchemaRefusal | undefined => {
+  const meta = checker(dialect);
+  try {
+    return meta.validateSchema(schema as object) ? undefined : metaProblem(meta.errors);
+  } catch (error) {
+    // Ajv throws for a "$schema" it does not know, instead of answering.
+    return new SchemaRefusal(
+      '/$schema',
+      `it names no dialect the registry knows (${messageOf(error)}); use "https://json-schema.org/draft/2020-12/schema", 2019-09 or draft-07`,
+    );
+  }
+};
+
+const compileRefusal = (error: unknown): SchemaRefusal =>
+  error instanceof SchemaRefusal
+    ? error
+    : new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`);
+
+/** Compiles a checked schema on this thread; throws {@link SchemaRefusal}. */
+export const compileJob = (job: CompileJob): CompiledValidator => {
+  const warnings: string[] = [];
+  // Ajv repeats some warnings (an unknown format, once per pass over the schema).
+  const warn = (message: string) => {
+    if (!warnings.includes(message)) warnings.push(message);
+  };
+  let validate: ValidateFunction;
+  try {
+    validate = freshEngine(job.dialect, job.ownProperties, warn).compile(job.schema as object);
+  } catch (error) {
+    throw compileRefusal(error);
+  }
+  if ((validate as { $async?: unknown }).$async) {
+    throw new SchemaRefusal('', 'it compiles to an asynchronous validator; remove "$async"');
+  }
+  return { validate, warnings };
+};
+
 /**
- * Compiles a schema that passed the budget, or throws {@link SchemaRefusal}: the schema must be
- * valid against its dialect's meta-schema, pass {@link checkSchema} (no `$async`, references that
- * resolve inside it, no cycle without data in between, linear-time patterns), and compile.
+ * The checks before compiling, for a schema that passed the budget: it must pass
+ * {@link checkSchema} (no `$async`, references that resolve inside it, no cycle without data in
+ * between, linear-time patterns) and be valid against a dialect's meta-schema. Throws
+ * {@link SchemaRefusal}; returns what to compile for the first dialect that accepts it.
  * `json` is the schema's JSON text, which every caller has already made.
  */
-export const compileChecked = (schema: unknown, json: string): CompiledValidator => {
+export const checkForCompile = (schema: unknown, json: string): CompileJob => {
   checkSchema(schema);
   const ownProperties = namesPrototypeMember(schema);
-  let first: SchemaRefusal | undefined;
   const compiled = json.includes('"contains"') ? separateContains(schema) : schema;
+  let first: SchemaRefusal | undefined;
   for (const dialect of dialectsFor(schema)) {
-    const meta = checker(dialect);
-    let valid: boolean;
-    try {
-      valid = meta.validateSchema(schema as object) as boolean;
-    } catch (error) {
-      // Ajv throws for a "$schema" it does not know, instead of answering.
-      first ??= new SchemaRefusal(
-        '/$schema',
-        `it names no dialect the registry knows (${messageOf(error)}); use "https://json-schema.org/draft/2020-12/schema", 2019-09 or draft-07`,
-      );
-      continue;
-    }
-    if (!valid) {
-      first ??= metaProblem(meta.errors);
-      continue;
-    }
-    const warnings: string[] = [];
-    const previous = warnSink;
-    warnSink = (message) => {
-      // Ajv repeats some warnings (an unknown format, once per pass over the schema).
-      if (!warnings.includes(message)) warnings.push(message);
-    };
-    try {
-      const validate = freshEngine(dialect, ownProperties).compile(compiled as object);
-      if ((validate as { $async?: unknown }).$async) {
-        throw new SchemaRefusal('', 'it compiles to an asynchronous validator; remove "$async"');
-      }
-      return { validate, warnings };
-    } catch (error) {
-      first ??=
-        error instanceof SchemaRefusal
-          ? error
-          : new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`);
-    } finally {
-      warnSink = previous;
-    }
+    const problem = metaCheck(dialect, schema);
+    if (!problem) return { schema: compiled, dialect, ownProperties };
+    first ??= problem;
   }
-  throw first ?? new SchemaRefusal('', 'it could not be compiled');
+  throw first ?? new SchemaRefusal('', 'it is not a valid JSON Schema');
+};
+
+/**
+ * Checks and compiles a schema that passed the budget, on this thread, or throws
+ * {@link SchemaRefusal} (see {@link checkForCompile}). A schema its dialect accepts but Ajv
+ * cannot compile is tried in the next dialect that accepts it.
+ */
+export const compileChecked = (schema: unknown, json: string): CompiledValidator => {
+  const job = checkForCompile(schema, json);
+  try {
+    return compileJob(job);
+  } catch (refusal) {
+    const order = dialectsFor(schema);
+    for (const dialect of order.slice(order.indexOf(job.dialect) + 1)) {
+      if (metaCheck(dialect, schema)) continue;
+      try {
+        return compileJob({ ...job, dialect });
+      } catch {
+        // The first dialect's refusal is the one reported.
+      }
+    }
+    throw refusal;
+  }
 };
 
 /** Refuses a schema whose size (with its description, for a tool) is over the budget. */

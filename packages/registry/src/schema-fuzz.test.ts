@@ -1,7 +1,10 @@
 import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type CompileJob, checkForCompile, compileJob } from './compile-schema';
+import { compileInWorker, stopCompileWorker } from './compile-worker';
 import { compileSchema } from './index';
+import { offThread } from './validation';
 
 /**
  * Differential fuzzing: generated JSON Schema 2020-12 schemas and values, validated by the
@@ -197,5 +200,71 @@ describe('differential fuzzing against @cfworker/json-schema', () => {
       }),
       { numRuns: 3_000, seed: 13 },
     );
+  }, 120_000);
+
+  it('agrees with itself across threads: what the compiling worker builds accepts and rejects as this thread does', async () => {
+    // Formats and uniqueItems call out of the generated code (see compile-worker.ts): mixed in.
+    const FORMATS = [
+      'date-time',
+      'date',
+      'email',
+      'uri',
+      'uuid',
+      'hostname',
+      'duration',
+      'ipv4',
+      'byte',
+    ];
+    const formatted = fc
+      .tuple(fc.oneof(schema, recursive), fc.constantFrom(...FORMATS))
+      .map(([s, format]) => ({ anyOf: [s, { type: 'string', format }] }));
+    const strings = fc.constantFrom(
+      '2026-12-03T04:00:00Z',
+      '2026-12-03',
+      'a@b.co',
+      'https://x.y/z',
+      'not a date',
+      '123e4567-e89b-12d3-a456-426614174000',
+      'P1D',
+      'PT',
+      '10.0.0.1',
+      'ex.ample',
+      'QUJD',
+    );
+    const samples = fc.sample(
+      fc.tuple(
+        fc.oneof(schema, recursive, formatted),
+        fc.array(fc.oneof(value, strings), {
+          minLength: VALUES_PER_SCHEMA,
+          maxLength: VALUES_PER_SCHEMA,
+        }),
+      ),
+      { numRuns: 700, seed: 21 },
+    );
+    const fellBack = offThread.fellBack;
+    let pairs = 0;
+    await Promise.all(
+      samples.map(async ([s, values]) => {
+        const json = JSON.stringify(s);
+        let job: CompileJob;
+        try {
+          job = checkForCompile(s, json);
+        } catch {
+          return; // refused before any compile, on either thread
+        }
+        const here = compileJob(job).validate;
+        const there = (await compileInWorker(job)).validate;
+        for (const v of values) {
+          pairs++;
+          if (here(v) !== there(v)) {
+            throw new Error(`threads disagree on ${JSON.stringify(v)} against ${json}`);
+          }
+          expect(there.errors ?? null).toEqual(here.errors ?? null);
+        }
+      }),
+    );
+    expect(pairs).toBeGreaterThanOrEqual(2_000);
+    expect(offThread.fellBack).toBe(fellBack);
+    await stopCompileWorker();
   }, 120_000);
 });

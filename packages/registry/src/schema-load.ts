@@ -13,3 +13,9 @@ export const loadModule = <T>(id: string): T => {
   load ??= createRequire(import.meta.url);
   return load(id) as T;
 };
+
+/** Where {@link loadModule} would load a dependency from (for a worker thread to load it). */
+export const resolveModule = (id: string): string => {
+  load ??= createRequire(import.meta.url);
+  return load.resolve(id);
+};

@@ -44,9 +44,15 @@ const warned = new WeakSet<RegisteredTool>();
 const compiledFor = (entry: RegisteredTool, report: Report): Compiled | undefined => {
   const compiled = entry.compiled;
   if (!compiled) return undefined;
-  if (compiled.warnings.length > 0 && !warned.has(entry)) {
+  if ((compiled.warnings.length > 0 || compiled.refused !== undefined) && !warned.has(entry)) {
     warned.add(entry);
-    for (const message of compiled.warnings) {
+    const messages =
+      compiled.refused === undefined
+        ? compiled.warnings
+        : [
+            `its parameters schema could not be compiled (${compiled.refused}); every call is refused`,
+          ];
+    for (const message of messages) {
       report(new Error(`Tool "${entry.name}": ${message}`), { kind: 'schema', tool: entry.name });
     }
   }
@@ -96,12 +102,27 @@ export function validateArguments(
         ),
     );
   }
+  const ready = entry.compiled?.ready;
+  // A big schema may still be compiling on the worker: the call waits for it.
+  return ready
+    ? ready.then(() => checkCompiled(entry, callId, copy, report, preface))
+    : checkCompiled(entry, callId, copy, report, preface);
+}
+
+/** Validates the JSON-checked copy against the tool's compiled `parameters` (fail closed). */
+function checkCompiled(
+  entry: RegisteredTool,
+  callId: string,
+  copy: ToolArgs,
+  report: Report,
+  preface: string | undefined,
+): ToolExecutionResult | Checked {
   const compiled = compiledFor(entry, report);
-  if (!compiled) {
+  if (!compiled || compiled.refused !== undefined) {
     return errorResult(
       callId,
       Codes.INVALID_ARGS,
-      `Tool "${entry.name}": its parameters schema cannot be enforced, so no call to it runs. Fix the tool's schema.`,
+      `Tool "${entry.name}": its parameters schema cannot be enforced${compiled ? ` (${compiled.refused})` : ''}, so no call to it runs. Fix the tool's schema.`,
     );
   }
   try {

@@ -1,8 +1,10 @@
 import type { ObjectJsonSchema, ToolInputValidator } from '@dsh-tools/protocol';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { compileChecked } from './compile-schema';
-import { kindOf } from './describe';
+import { type CompileJob, checkForCompile, compileChecked, compileJob } from './compile-schema';
+import { compileInWorker } from './compile-worker';
+import { kindOf, messageOf } from './describe';
 import { MAX_VIOLATIONS, pointerSegment, unescapeSegment, type Violation } from './json-check';
+import { SchemaRefusal } from './schema-check';
 
 /** The outcome of validating arguments: the value to run with, or every problem found. */
 export type ArgsCheck =
@@ -20,9 +22,50 @@ export type CompiledSchema = (args: unknown) => ArgsFailure | undefined;
 
 /** A compiled schema, and what the engine warned while compiling it (say, an unknown format). */
 export interface Compiled {
-  readonly validate: CompiledSchema;
-  readonly warnings: readonly string[];
+  /** Set once `ready` has settled, for a schema compiled on the worker. */
+  validate: CompiledSchema;
+  warnings: readonly string[];
+  /** Set while the schema compiles on the worker: `validate` is ready once this settles. */
+  ready: Promise<void> | undefined;
+  /** Why the schema cannot be enforced after all: the worker could not compile it. */
+  refused: string | undefined;
 }
+
+/**
+ * Schemas whose JSON is longer than this compile on the compiling worker (see
+ * `compile-worker.ts`); smaller ones compile here, in a few milliseconds at most (16 KiB took
+ * 17.5 ms, 64 KiB 137 ms). Tests lower it to send small schemas through the worker, and read
+ * `fellBack`: how many compiles ran here because the worker could not.
+ */
+export const offThread = { aboveChars: 8 * 1024, fellBack: 0 };
+
+/** Until the worker has answered: never called, since a call waits for `ready` first. */
+const notReady: CompiledSchema = () => ({
+  ok: false,
+  violations: [{ path: '', message: 'cannot be validated yet (the schema is still compiling)' }],
+  more: 0,
+});
+
+/** Compiles on the worker, or here when there is no worker; records the outcome in `compiled`. */
+const compileAside = (compiled: Compiled, job: CompileJob): Promise<void> =>
+  compileInWorker(job)
+    .catch((error: unknown) => {
+      if (error instanceof SchemaRefusal) throw error;
+      offThread.fellBack++;
+      return compileJob(job);
+    })
+    .then(
+      ({ validate, warnings }) => {
+        compiled.validate = wrapAjv(validate);
+        compiled.warnings = warnings;
+      },
+      (error: unknown) => {
+        compiled.refused = messageOf(error);
+      },
+    )
+    .finally(() => {
+      compiled.ready = undefined;
+    });
 
 /**
  * Compiled schemas by JSON text, while any tool holds them. Compiling is the expensive part of
@@ -57,8 +100,16 @@ export const compileParameters = (schema: ObjectJsonSchema, json: string): Compi
     remember(json, found);
     return found;
   }
-  const { validate, warnings } = compileChecked(schema, json);
-  const compiled: Compiled = { validate: wrapAjv(validate), warnings };
+  let compiled: Compiled;
+  if (json.length > offThread.aboveChars) {
+    // Checked here, fail closed; compiled off the event loop.
+    const job = checkForCompile(schema, json);
+    compiled = { validate: notReady, warnings: [], ready: undefined, refused: undefined };
+    compiled.ready = compileAside(compiled, job);
+  } else {
+    const { validate, warnings } = compileChecked(schema, json);
+    compiled = { validate: wrapAjv(validate), warnings, ready: undefined, refused: undefined };
+  }
   live.set(json, new WeakRef(compiled));
   forget.register(compiled, json);
   remember(json, compiled);

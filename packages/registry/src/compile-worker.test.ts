@@ -1,0 +1,187 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type JsonSchema, ToolErrorCode } from '@dsh-tools/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
+import { createToolRegistry } from './index';
+import { offThread } from './validation';
+
+/** A schema of about `bytes` as JSON: many properties, each with a pattern (over the worker's threshold). */
+const sized = (bytes: number, extra: Record<string, JsonSchema> = {}) => {
+  const properties: Record<string, JsonSchema> = { ...extra };
+  for (let i = 0; JSON.stringify({ type: 'object', properties }).length < bytes - 200; i++) {
+    properties[`field_${i}`] = {
+      type: 'string',
+      description: `Field ${i}`,
+      pattern: `^f${i}-[a-z0-9]+$`,
+      maxLength: 64,
+    };
+  }
+  return {
+    type: 'object' as const,
+    properties,
+    additionalProperties: false,
+    required: ['field_0'],
+  };
+};
+
+const BIG = 40_000;
+const echo = () => [{ type: 'text' as const, text: 'ran' }];
+
+afterEach(async () => {
+  workerLimits.heapMb = 256;
+  await stopCompileWorker();
+});
+
+describe('big schemas compile on a worker thread', () => {
+  it('enforces every kind of keyword the generated code calls out to: patterns, formats, uniqueItems, recursion', async () => {
+    const registry = createToolRegistry();
+    const parameters = {
+      ...sized(BIG, {
+        when: { type: 'string', format: 'date-time' },
+        tags: { type: 'array', uniqueItems: true },
+        tree: { $ref: '#/$defs/node' },
+        size: { type: 'string', minLength: 2 },
+      }),
+      $defs: {
+        node: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            kids: { type: 'array', items: { $ref: '#/$defs/node' } },
+          },
+          required: ['name'],
+        },
+      },
+    };
+    expect(JSON.stringify(parameters).length).toBeGreaterThan(offThread.aboveChars);
+    registry.register({ name: 'big', description: 'A big schema', parameters, execute: echo });
+
+    const call = (callId: string, args: Record<string, unknown>) =>
+      registry.execute({ callId, name: 'big', arguments: args });
+    const [good, badPattern, badFormat, duplicate, badTree, emoji] = await Promise.all([
+      call('1', {
+        field_0: 'f0-ok',
+        when: '2026-12-03T04:00:00Z',
+        tags: [1, 2],
+        tree: { name: 'a', kids: [{ name: 'b' }] },
+      }),
+      call('2', { field_0: 'f0-ok', field_7: 'f8-no' }),
+      call('3', { field_0: 'f0-ok', when: 'yesterday' }),
+      call('4', {
+        field_0: 'f0-ok',
+        tags: [
+          { a: 1, b: 2 },
+          { b: 2, a: 1 },
+        ],
+      }),
+      call('5', { field_0: 'f0-ok', tree: { name: 'a', kids: [{ kids: [] }] } }),
+      // minLength counts code points (Ajv's ucs2length, from its runtime): one emoji is 1.
+      call('6', { field_0: 'f0-ok', size: '😀' }),
+    ]);
+    expect(good.isError).toBe(false);
+    expect(badPattern.error?.code).toBe(ToolErrorCode.INVALID_ARGS);
+    expect(badPattern.error?.message).toContain(
+      'argument "field_7" must match pattern "^f7-[a-z0-9]+$"',
+    );
+    expect(badFormat.error?.message).toContain('argument "when" must match format "date-time"');
+    expect(duplicate.error?.message).toContain(
+      'argument "tags" must NOT have duplicate items (items ## 0 and 1 are identical)',
+    );
+    expect(badTree.error?.message).toContain('argument "tree/kids/0/name" is required');
+    expect(emoji.error?.message).toContain('argument "size" must NOT have fewer than 2 characters');
+  });
+
+  it('refuses at register, synchronously, what the checks refuse: the worker only compiles', () => {
+    const registry = createToolRegistry();
+    const refused = (extra: Record<string, JsonSchema>) => () =>
+      registry.register({
+        name: 'x',
+        description: '',
+        parameters: sized(BIG, extra),
+        execute: echo,
+      });
+    expect(refused({ a: { type: 'string', pattern: '^(?=a)' } })).toThrow(
+      /properties\/a\/pattern.*lookahead/,
+    );
+    expect(refused({ a: { $ref: '#/$defs/missing' } })).toThrow(/properties\/a/);
+    expect(refused({ a: { type: 'strin' } })).toThrow(/properties\/a\/type/);
+    expect(registry.schemas()).toEqual([]);
+  });
+
+  it('keeps the event loop turning while it compiles (no block of 50 ms or more)', async () => {
+    const registry = createToolRegistry();
+    registry.register({ name: 'warm', description: '', parameters: sized(BIG), execute: echo });
+    await registry.execute({ callId: 'w', name: 'warm', arguments: { field_0: 'f0-a' } });
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    const parameters = { ...sized(60_000), title: 'fresh' };
+    registry.register({ name: 'big', description: '', parameters, execute: echo });
+    const cached = codeCacheStats.used;
+    delay.enable();
+    const result = await registry.execute({
+      callId: 'b',
+      name: 'big',
+      arguments: { field_0: 'f0-a' },
+    });
+    delay.disable();
+    expect(result.isError).toBe(false);
+    expect(offThread.fellBack).toBe(0);
+    // The validator came with its compiled bytecode (V8's code cache, made on the worker).
+    expect(codeCacheStats.used).toBe(cached + 1);
+    expect(codeCacheStats.rejected).toBe(0);
+    // What this test can fail on is a compile on this thread: the 60 KB schema's takes 100 ms or
+    // more, and compiling its validator's code (without the worker's code cache) 70 ms more.
+    // Loading the compiled code here is what remains, a few milliseconds.
+    expect(delay.max / 1e6).toBeLessThan(50);
+  });
+
+  it('compiles on this thread when the worker cannot run (here: a heap too small to start)', async () => {
+    workerLimits.heapMb = 1;
+    await stopCompileWorker();
+    const fellBack = offThread.fellBack;
+    const registry = createToolRegistry();
+    const parameters = { ...sized(BIG), title: 'no worker' };
+    registry.register({ name: 'big', description: '', parameters, execute: echo });
+    const [good, bad] = await Promise.all([
+      registry.execute({ callId: '1', name: 'big', arguments: { field_0: 'f0-a' } }),
+      registry.execute({ callId: '2', name: 'big', arguments: { field_0: 'nope' } }),
+    ]);
+    expect(good.isError).toBe(false);
+    expect(bad.error?.message).toContain('argument "field_0" must match pattern');
+    expect(offThread.fellBack).toBe(fellBack + 1);
+  });
+
+  it('reports an unknown format once, on the first call, as small schemas do', async () => {
+    const reports: string[] = [];
+    const registry = createToolRegistry({
+      onError: (error) => reports.push((error as Error).message),
+    });
+    registry.register({
+      name: 'big',
+      description: '',
+      parameters: sized(BIG, { v: { type: 'string', format: 'no-such-format' } }),
+      execute: echo,
+    });
+    await registry.execute({ callId: '1', name: 'big', arguments: { field_0: 'f0-a', v: 'x' } });
+    await registry.execute({ callId: '2', name: 'big', arguments: { field_0: 'f0-a', v: 'y' } });
+    expect(reports.filter((m) => m.includes('no-such-format'))).toHaveLength(1);
+  });
+
+  it('a tool unregistered while its schema compiles refuses the waiting call as unknown or aborted, never runs it', async () => {
+    const registry = createToolRegistry();
+    let ran = 0;
+    const dispose = registry.register({
+      name: 'big',
+      description: '',
+      parameters: { ...sized(BIG), title: 'gone' },
+      execute: () => {
+        ran++;
+        return echo();
+      },
+    });
+    const pending = registry.execute({ callId: '1', name: 'big', arguments: { field_0: 'f0-a' } });
+    dispose();
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(ran).toBe(0);
+  });
+});

@@ -1,0 +1,322 @@
+import { Script } from 'node:vm';
+import { Worker, type Worker as WorkerThread } from 'node:worker_threads';
+import type { ValidateFunction } from 'ajv';
+import {
+  type CompiledValidator,
+  type CompileJob,
+  duplicateOf,
+  PATTERN_CODE,
+} from './compile-schema';
+import { messageOf } from './describe';
+import { SchemaRefusal } from './schema-check';
+import { makeEngine } from './schema-engine';
+import { linearFormats } from './schema-formats';
+import { loadModule, resolveModule } from './schema-load';
+import { linearPattern } from './schema-regex';
+
+/**
+ * Compiling a big schema off the event loop.
+ *
+ * Ajv's compile time grows faster than a schema: a schema near the 64 KiB budget takes 100 ms or
+ * more to compile, and no timer, call or I/O of the host runs meanwhile. Registration still checks
+ * such a schema here, synchronously and fail closed (meta-schema, references, cycles, every
+ * pattern on the linear-time engine: a tool it refuses is refused by `register`); the compile
+ * itself runs on one worker thread, which sends back the validator as code
+ * (`ajv/dist/standalone`), and the first call waits for it. The worker makes the same engine as
+ * this thread ({@link makeEngine}, whose text it is given) with stand-ins for the functions the
+ * code calls; the code names them `require("dsh:…")`, and {@link evaluate} gives it the real ones.
+ */
+
+/** The worker's side. Like {@link makeEngine}, it refers to nothing outside itself. */
+function workerMain(
+  port: import('node:worker_threads').MessagePort,
+  data: {
+    readonly paths: Record<'ajv' | 'ajv2019' | 'ajv2020' | 'standalone', string>;
+    readonly formats: readonly (readonly [string, true | { type?: string; compare: boolean }])[];
+    readonly patternCode: string;
+    readonly wrap: readonly [string, string];
+    readonly filename: string;
+  },
+  engine: typeof makeEngine,
+  load: (id: string) => never,
+): void {
+  const ajv = load(data.paths.ajv) as Record<string, unknown>;
+  const classes: Record<string, unknown> = {
+    '07': ajv.Ajv,
+    '2019': (load(data.paths.ajv2019) as Record<string, unknown>).Ajv2019,
+    '2020': (load(data.paths.ajv2020) as Record<string, unknown>).Ajv2020,
+  };
+  const standalone = (
+    load(data.paths.standalone) as { default: (a: unknown, v: unknown) => string }
+  ).default;
+  const yes = () => true;
+  const formats = data.formats.map(([name, shape]) => [
+    name,
+    shape === true
+      ? true
+      : { type: shape.type, validate: yes, ...(shape.compare ? { compare: () => 0 } : {}) },
+  ]);
+  const regExp = Object.assign(
+    (pattern: string, flags: string) => ({ test: yes, toString: () => `/${pattern}/${flags}` }),
+    { code: data.patternCode },
+  );
+  const vm = load('node:vm') as typeof import('node:vm');
+  const runtimeDir = data.paths.ajv.replace(/[^/\\]+$/, 'runtime/');
+  const stubs: Record<string, unknown> = {
+    'dsh:pattern': regExp,
+    'dsh:formats': Object.fromEntries(formats),
+    'dsh:duplicateOf': () => undefined,
+  };
+  const stubRequire = (id: string) =>
+    id in stubs ? stubs[id] : load(runtimeDir + id.slice(id.lastIndexOf('/') + 1));
+  /**
+   * V8's code cache of the validator: the main thread then loads its compiled bytecode instead
+   * of compiling a function of up to a megabyte of source (measured: 120 ms down to 4–12 ms for
+   * the densest schema within budget). The validator runs once here so that its body is compiled
+   * before the cache is made. No cache (an error here) only costs the main thread that compile.
+   */
+  const codeCache = (code: string): Uint8Array | undefined => {
+    try {
+      const script = new vm.Script(data.wrap[0] + code + data.wrap[1], { filename: data.filename });
+      const module: { exports: { default?: (v: unknown) => unknown } } = { exports: {} };
+      script.runInThisContext()(stubRequire, module, module.exports);
+      module.exports.default?.({});
+      return script.createCachedData();
+    } catch {
+      return undefined;
+    }
+  };
+  port.on('message', (job: { id: number; schema: unknown; dialect: string; own: boolean }) => {
+    const warnings: string[] = [];
+    try {
+      const made = engine(classes[job.dialect] as never, ajv as never, {
+        ownProperties: job.own,
+        source: true,
+        formats: formats as never,
+        regExp,
+        duplicateOf: () => undefined,
+        warn: (message) => {
+          if (!warnings.includes(message)) warnings.push(message);
+        },
+      });
+      const validate = made.compile(job.schema as object);
+      if ((validate as { $async?: unknown }).$async) {
+        port.postMessage({
+          id: job.id,
+          error: 'it compiles to an asynchronous validator; remove "$async"',
+        });
+        return;
+      }
+      const code = standalone(made, validate);
+      port.postMessage({ id: job.id, code, cache: codeCache(code), warnings });
+    } catch (error) {
+      port.postMessage({
+        id: job.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  });
+}
+
+/** The worker's program: {@link makeEngine} and {@link workerMain}, as text. */
+const program = (): string =>
+  `'use strict';
+// A transpiler that keeps function names (tsx, esbuild's keepNames) wraps functions in __name().
+const __name = (f) => f;
+const { parentPort, workerData } = require('node:worker_threads');
+const makeEngine = ${makeEngine.toString()};
+(${workerMain.toString()})(parentPort, workerData, makeEngine, require);
+`;
+
+/** What a compiled validator's code may `require`: ours, and Ajv's runtime helpers. */
+const RUNTIME = /^ajv\/dist\/runtime\/[a-z0-9_]+$/;
+let formatsObject: Record<string, unknown> | undefined;
+/** Patterns were all compiled by the checks already; here each compiles again on first use. */
+const lazyPattern = (pattern: string, flags: string) => {
+  let compiled: { test(input: string): boolean } | undefined;
+  return {
+    test: (input: string) => {
+      compiled ??= linearPattern(pattern, flags);
+      return compiled.test(input);
+    },
+    toString: () => `/${pattern}/${flags}`,
+  };
+};
+const runtime = (id: string): unknown => {
+  if (id === 'dsh:pattern') return lazyPattern;
+  if (id === 'dsh:duplicateOf') return duplicateOf;
+  if (id === 'dsh:formats') {
+    formatsObject ??= Object.fromEntries(linearFormats());
+    return formatsObject;
+  }
+  if (RUNTIME.test(id)) return loadModule(id);
+  throw new Error(`the compiled validator asks for "${id}", which the registry does not provide`);
+};
+
+/** How a validator's module code is wrapped, the same on both threads (V8's cache checks the text). */
+const WRAP = ['(function (require, module, exports) {\n', '\n})'] as const;
+const FILENAME = 'dsh-tools-registry-validator.js';
+
+/** Whether the main thread's V8 refused a worker's code cache (tests read it; it should not). */
+export const codeCacheStats = { used: 0, rejected: 0 };
+
+/**
+ * Runs a validator's module code (from the worker) and returns its export; `cache` is V8's code
+ * cache for it, made on the worker. The code is Ajv's, generated from a checked schema, and runs
+ * as Ajv's own compile runs what it generates.
+ */
+export const evaluate = (code: string, cache?: Uint8Array): ValidateFunction => {
+  const script = new Script(WRAP[0] + code + WRAP[1], {
+    filename: FILENAME,
+    ...(cache ? { cachedData: cache } : {}),
+  });
+  if (cache) {
+    if (script.cachedDataRejected) codeCacheStats.rejected++;
+    else codeCacheStats.used++;
+  }
+  const module: { exports: { default?: ValidateFunction } } = { exports: {} };
+  script.runInThisContext()(runtime, module, module.exports);
+  const validate = module.exports.default;
+  if (typeof validate !== 'function') throw new Error('the compiled code exports no validator');
+  return validate;
+};
+
+/** The worker's answer: the validator's code and its V8 code cache, or why it did not compile. */
+interface Reply {
+  readonly id: number;
+  readonly code?: string;
+  readonly cache?: Uint8Array;
+  readonly error?: string;
+  readonly warnings?: string[];
+}
+
+interface Pending {
+  readonly resolve: (compiled: CompiledValidator) => void;
+  readonly reject: (error: Error) => void;
+  readonly deadline: ReturnType<typeof setTimeout>;
+}
+
+let worker: WorkerThread | undefined;
+let stopTimer: ReturnType<typeof setTimeout> | undefined;
+const pending = new Map<number, Pending>();
+let nextId = 0;
+/** A worker with nothing to do for this long is stopped (it holds Ajv: some megabytes). */
+const IDLE_MS = 10_000;
+/** The worker's heap limit: a schema within budget needs a small fraction of it. Tests lower it. */
+export const workerLimits = { heapMb: 256 };
+
+/** Longest a compile may take: a schema within budget compiles in well under a second. */
+const COMPILE_DEADLINE_MS = 20_000;
+
+const failAll = (error: Error): void => {
+  const waiting = [...pending.values()];
+  pending.clear();
+  for (const p of waiting) {
+    clearTimeout(p.deadline);
+    p.reject(error);
+  }
+};
+
+const startWorker = (): WorkerThread => {
+  const made = new Worker(program(), {
+    eval: true,
+    workerData: {
+      paths: {
+        ajv: resolveModule('ajv'),
+        ajv2019: resolveModule('ajv/dist/2019.js'),
+        ajv2020: resolveModule('ajv/dist/2020.js'),
+        standalone: resolveModule('ajv/dist/standalone/index.js'),
+      },
+      formats: [...linearFormats()].map(([name, def]) => [
+        name,
+        def === true ? true : { type: def.type, compare: def.compare !== undefined },
+      ]),
+      patternCode: PATTERN_CODE,
+      wrap: WRAP,
+      filename: FILENAME,
+    },
+    resourceLimits: { maxOldGenerationSizeMb: workerLimits.heapMb },
+  });
+  made.on('message', (reply: Reply) => {
+    const waiting = pending.get(reply.id);
+    if (!waiting) return;
+    pending.delete(reply.id);
+    clearTimeout(waiting.deadline);
+    idle();
+    if (reply.code === undefined) {
+      waiting.reject(new SchemaRefusal('', `it could not be compiled (${reply.error})`));
+      return;
+    }
+    try {
+      waiting.resolve({
+        validate: evaluate(reply.code, reply.cache),
+        warnings: reply.warnings ?? [],
+      });
+    } catch (error) {
+      waiting.reject(new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`));
+    }
+  });
+  made.on('error', (error) => {
+    if (worker === made) worker = undefined;
+    failAll(new Error(`the compiling worker failed (${messageOf(error)})`));
+  });
+  made.on('exit', (code) => {
+    if (worker === made) worker = undefined;
+    failAll(new Error(`the compiling worker exited (code ${code})`));
+  });
+  return made;
+};
+
+/** With no compile pending, the worker no longer keeps the process alive, and stops soon. */
+const idle = (): void => {
+  if (pending.size > 0 || !worker) return;
+  worker.unref();
+  const current = worker;
+  clearTimeout(stopTimer);
+  stopTimer = setTimeout(() => {
+    if (worker === current && pending.size === 0) {
+      worker = undefined;
+      void current.terminate();
+    }
+  }, IDLE_MS);
+  stopTimer.unref();
+};
+
+/**
+ * Compiles a checked schema on the compiling worker. Rejects with {@link SchemaRefusal} when Ajv
+ * cannot compile it, and with a plain `Error` when the worker itself failed (the caller then
+ * compiles on this thread).
+ */
+export const compileInWorker = (job: CompileJob): Promise<CompiledValidator> =>
+  new Promise((resolve, reject) => {
+    try {
+      worker ??= startWorker();
+    } catch (error) {
+      reject(new Error(`no compiling worker (${messageOf(error)})`));
+      return;
+    }
+    clearTimeout(stopTimer);
+    worker.ref();
+    const id = nextId++;
+    const current = worker;
+    const deadline = setTimeout(() => {
+      // Ajv should never take this long; a worker that does is stopped, its compile refused
+      // (the other compiles it had fall back to this thread).
+      pending.delete(id);
+      reject(
+        new SchemaRefusal('', `compiling it took longer than ${COMPILE_DEADLINE_MS / 1000} s`),
+      );
+      if (worker === current) worker = undefined;
+      void current.terminate();
+    }, COMPILE_DEADLINE_MS);
+    deadline.unref();
+    pending.set(id, { resolve, reject, deadline });
+    current.postMessage({ id, schema: job.schema, dialect: job.dialect, own: job.ownProperties });
+  });
+
+/** Stops the compiling worker now (tests; a worker also stops by itself when idle). */
+export const stopCompileWorker = async (): Promise<void> => {
+  const current = worker;
+  worker = undefined;
+  await current?.terminate();
+};
