@@ -219,35 +219,46 @@ describe('matches', () => {
 });
 
 describe('schemas the registry cannot hold', () => {
-  it('skips and reports a tool over the schema budget, naming its size and the limit', () => {
-    const big = { name: 'big', description: 'd'.repeat(70_000), inputSchema: { type: 'object' } };
-    const huge = {
-      name: 'huge',
-      inputSchema: {
-        type: 'object',
-        properties: Object.fromEntries(
-          Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { type: 'string' }]),
-        ),
+  it("leaves a tool over the registry's schema budget out with a report naming its size and the limit, and keeps it when the host raised the budget", () => {
+    const listed = [
+      { name: 'big', description: 'd'.repeat(70_000), inputSchema: { type: 'object' } },
+      {
+        name: 'huge',
+        inputSchema: {
+          type: 'object',
+          properties: Object.fromEntries(
+            Array.from({ length: 5_000 }, (_, i) => [`p${i}`, { type: 'string' }]),
+          ),
+        },
       },
+      { name: 'small' },
+    ] as ListedTool[];
+    const bridged = (maxSchemaBytes?: number) => {
+      const registry = createToolRegistry(maxSchemaBytes ? { maxSchemaBytes } : {});
+      const reports: string[] = [];
+      const report = (e: Error) => reports.push(e.message);
+      const desired = desiredTools(listed, { name: 'srv' }, noCall, report);
+      const { current } = applyToolDiff(new Map(), desired, { server: 'srv', registry, report });
+      return { kept: [...current.keys()], reports };
     };
-    const { desired, reports } = build([big, huge, { name: 'small' }]);
-    // A long description is cut to MAX_DESCRIPTION first: what is measured is what would register.
-    expect([...desired.keys()]).toEqual([mcpToolName('srv', 'big'), mcpToolName('srv', 'small')]);
-    expect(reports).toEqual([
+    // A long description is cut to MAX_DESCRIPTION first: what is measured is what registers.
+    const byDefault = bridged();
+    expect(byDefault.kept).toEqual([mcpToolName('srv', 'big'), mcpToolName('srv', 'small')]);
+    expect(byDefault.reports).toEqual([
       expect.stringMatching(
-        /^MCP server "srv": tool "huge" has a schema of [\d,]+ bytes \(description plus inputSchema as JSON\), over the schema budget of 65,536 bytes \(maxSchemaBytes\); that tool is skipped\.$/,
+        /^MCP server "srv": the registry refused tool "mcp__srv__huge" \(.*its description plus parameters as JSON is [\d,]+ bytes, over the schema budget of 65,536 bytes; .*maxSchemaBytes.*\); it is left out\.$/,
       ),
     ]);
-    const reported: string[] = [];
-    const tight = desiredTools(
-      [{ name: 'small' }] as ListedTool[],
-      { name: 'srv' },
-      noCall,
-      (e) => reported.push(e.message),
-      10,
-    );
-    expect(tight.size).toBe(0);
-    expect(reported[0]).toMatch(/over the schema budget of 10 bytes/);
+    const raised = bridged(1024 * 1024);
+    expect(raised.kept).toEqual([
+      mcpToolName('srv', 'big'),
+      mcpToolName('srv', 'huge'),
+      mcpToolName('srv', 'small'),
+    ]);
+    expect(raised.reports).toEqual([]);
+    const tight = bridged(10);
+    expect(tight.kept).toEqual([]);
+    expect(tight.reports[0]).toMatch(/over the schema budget of 10 bytes/);
   });
 
   it('leaves out, with a report, each tool whose schema the registry refuses, and registers the rest', async () => {

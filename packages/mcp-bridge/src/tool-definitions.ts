@@ -10,12 +10,6 @@ import { MAX_DESCRIPTION } from './limits';
 import { mcpToolName } from './naming';
 import type { ListedTool, McpServerConfig, McpToolFilter, ToolRecord } from './types';
 
-/**
- * The schema budget of one bridged tool when the caller names none: its description plus its
- * parameters as JSON, in UTF-8 bytes, the registry's default (`maxSchemaBytes`, 64 KiB).
- */
-export const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
-
 /** What a bridged tool's body does: call the server's tool (the bridge's call, or a test's). */
 export type ToolCaller = (
   tool: string,
@@ -29,17 +23,15 @@ export type ToolCaller = (
  * public name another already took is skipped, and all but the filtered ones are reported), and
  * each kept one built into a {@link ToolRecord} whose body is `call`.
  *
- * A tool whose description plus parameters are over `maxSchemaBytes` is skipped and reported
- * here, before the registry sees it: one server once listed 348 MB of schemas, and a schema the
- * registry refuses costs a full compile attempt. Every other schema the registry
- * cannot enforce (it fails closed at `register`) is skipped and reported by the diff.
+ * Schemas are the registry's to judge: one over its budget (`maxSchemaBytes`, whatever the host
+ * set it to) or one it cannot enforce (it fails closed at `register`) is refused there, and the
+ * diff reports it and leaves it out.
  */
 export function desiredTools(
   listed: readonly ListedTool[],
   config: Pick<McpServerConfig, 'name' | 'include' | 'exclude' | 'trust'>,
   call: ToolCaller,
   report: (error: Error) => void,
-  maxSchemaBytes: number = DEFAULT_MAX_SCHEMA_BYTES,
 ): Map<string, ToolRecord> {
   const { name: server, include, exclude } = config;
   const desired = new Map<string, ToolRecord>();
@@ -70,20 +62,7 @@ export function desiredTools(
       );
       continue;
     }
-    const record = toolRecord(publicName, tool, config, call);
-    const { description, parameters } = record.definition;
-    const bytes =
-      Buffer.byteLength(description, 'utf8') +
-      Buffer.byteLength(JSON.stringify(parameters), 'utf8');
-    if (bytes > maxSchemaBytes) {
-      report(
-        new Error(
-          `MCP server "${server}": tool "${name}" has a schema of ${bytes.toLocaleString('en-US')} bytes (description plus inputSchema as JSON), over the schema budget of ${maxSchemaBytes.toLocaleString('en-US')} bytes (maxSchemaBytes); that tool is skipped.`,
-        ),
-      );
-      continue;
-    }
-    desired.set(publicName, record);
+    desired.set(publicName, toolRecord(publicName, tool, config, call));
   }
   return desired;
 }
