@@ -1,4 +1,4 @@
-import type { ObjectJsonSchema } from '@dsh-tools/protocol';
+import type { JsonSchema, ObjectJsonSchema } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
 import { call, expectFailure, readFile } from '../test/helpers';
 import { readDefinition } from './definition';
@@ -137,6 +137,23 @@ describe('schemas fail closed at registration', () => {
       expect(registry.schemas()).toEqual([]);
     });
   }
+
+  it('checks what references reach in places the walk does not enter, through chains of any length', () => {
+    // Each hidden schema refers to the next; only the last one is wrong. Every one of the 1,000 is
+    // reached late, from the reference pass, which goes on from where it is (it once copied every
+    // place found so far for each new one: 1,000 such references took 120 ms).
+    const hidden: Record<string, JsonSchema> = {};
+    for (let i = 0; i < 1_000; i++) hidden[`h${i}`] = { $ref: `#/x-hidden/h${i + 1}` };
+    hidden.h1000 = { type: 'string', pattern: '^(?!x)' };
+    const registry = createToolRegistry();
+    expect(() =>
+      registry.register(tool({ properties: { a: { $ref: '#/x-hidden/h0' } }, 'x-hidden': hidden })),
+    ).toThrow(/\/properties\/a(\/\$ref){1001}\/pattern.*lookahead/);
+    hidden.h1000 = { $ref: '#/x-hidden/h0' };
+    expect(() =>
+      registry.register(tool({ properties: { a: { $ref: '#/x-hidden/h0' } }, 'x-hidden': hidden })),
+    ).toThrow(/references form a cycle/);
+  });
 
   it('validates a recursive schema with $ref "#" on a property, at every depth', async () => {
     const registry = createToolRegistry();

@@ -85,6 +85,8 @@ interface Place {
  */
 export const checkSchema = (schema: unknown): void => {
   const places = new Map<Node, Place>();
+  /** The places in the order they were found, for the reference pass to go on from. */
+  const found: [Node, Place][] = [];
   const resources = new Map<string, Node>();
   const anchors = new Map<string, Node>();
   const dynamic = new Map<string, Node[]>();
@@ -105,6 +107,7 @@ export const checkSchema = (schema: unknown): void => {
     }
     const place = { path: at.path, base };
     places.set(value, place);
+    found.push([value, place]);
     if (at.path === '') resources.set(ROOT_BASE, value);
     if ('$async' in value) {
       throw new SchemaRefusal(
@@ -200,26 +203,27 @@ export const checkSchema = (schema: unknown): void => {
   };
 
   // Every schema reachable from the root, then every schema a reference reaches (which may sit
-  // under a keyword that is not walked, and must be checked all the same).
+  // under a keyword that is not walked, and must be checked all the same). Each reference is
+  // resolved once, here; the edges below reuse what it named.
   walk(schema, { path: '', base: ROOT_BASE });
-  const queue = [...places];
-  while (queue.length > 0) {
-    const [node, place] = queue.pop()!;
+  const named = new Map<Node, [keyword: string, ref: string, target: unknown][]>();
+  for (let i = 0; i < found.length; i++) {
+    const [node, place] = found[i]!;
     for (const keyword of REF_KEYWORDS) {
       const ref = node[keyword];
       if (typeof ref !== 'string') continue;
       const target = resolve(ref, place, keyword);
-      if (isNode(target) && !places.has(target)) {
-        const known = places.size;
-        walk(target, { path: `${place.path}/${keyword}`, base: place.base });
-        queue.push(...[...places].slice(known));
-      }
+      const list = named.get(node);
+      if (list) list.push([keyword, ref, target]);
+      else named.set(node, [[keyword, ref, target]]);
+      // A target not walked yet joins `found`, and this loop reaches it in turn.
+      if (isNode(target)) walk(target, { path: `${place.path}/${keyword}`, base: place.base });
     }
   }
 
   // In-place edges: which schemas apply to the same instance as each schema.
   const edges = new Map<Node, Node[]>();
-  for (const [node, place] of places) {
+  for (const node of places.keys()) {
     const out: Node[] = [];
     for (const key of IN_PLACE_ONE) if (isNode(node[key])) out.push(node[key] as Node);
     for (const key of IN_PLACE_LIST) {
@@ -230,15 +234,9 @@ export const checkSchema = (schema: unknown): void => {
       const map = node[key];
       if (isNode(map)) for (const s of Object.values(map)) if (isNode(s)) out.push(s);
     }
-    if (typeof node.$ref === 'string') {
-      const target = resolve(node.$ref, place, '$ref');
+    for (const [keyword, ref, target] of named.get(node) ?? []) {
       if (isNode(target)) out.push(target);
-    }
-    for (const keyword of ['$dynamicRef', '$recursiveRef'] as const) {
-      const ref = node[keyword];
-      if (typeof ref !== 'string') continue;
-      const target = resolve(ref, place, keyword);
-      if (isNode(target)) out.push(target);
+      if (keyword === '$ref') continue;
       // Dynamically, any schema with the same dynamic anchor may be the target.
       const name = keyword === '$recursiveRef' ? '' : ref.slice(ref.indexOf('#') + 1);
       out.push(...(dynamic.get(name) ?? []));
