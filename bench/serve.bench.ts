@@ -13,6 +13,10 @@
  *   `tools/call` handler calls an SDK `Client` of the server. What the two MCP connections cost by
  *   themselves (each message parsed and schema-checked on both ends, one more process); the
  *   gateway's own share is `through serve / SDK forwarder`.
+ * - **byte pass-through**: a process that pipes the client's bytes to the server and back,
+ *   reading nothing: what the extra process hop costs by itself in this setting, a floor for any
+ *   gateway process. Measured in a paired loop of its own after the others, so that the figures
+ *   above are taken exactly as before.
  *
  * Every process is started once; the calls are what is timed.
  */
@@ -63,6 +67,16 @@ serveStdio(() => {
 process.stdin.once('end', () => process.exit(0));
 `,
 );
+const PASS_THROUGH = join(dir, 'pass-through.mjs');
+writeFileSync(
+  PASS_THROUGH,
+  `import { spawn } from 'node:child_process';
+const server = spawn(process.execPath, [${JSON.stringify(NOTES)}], { stdio: ['pipe', 'pipe', 'ignore'] });
+process.stdin.pipe(server.stdin);
+server.stdout.pipe(process.stdout);
+process.stdin.once('end', () => server.kill());
+`,
+);
 
 /** Throws unless a raw MCP result is a success: an error answer must never be timed as a call. */
 function succeeded(label: string, result: unknown): void {
@@ -89,6 +103,11 @@ await viaStdio.connect(
 const viaSdk = new Client({ name: 'bench-sdk-forwarder', version: '0.0.0' });
 await viaSdk.connect(
   new StdioClientTransport({ command: process.execPath, args: [FORWARDER], stderr: 'ignore' }),
+);
+
+const viaPipe = new Client({ name: 'bench-pass-through', version: '0.0.0' });
+await viaPipe.connect(
+  new StdioClientTransport({ command: process.execPath, args: [PASS_THROUGH], stderr: 'ignore' }),
 );
 
 // The HTTP gateway is a child process too; its address comes on stderr.
@@ -139,6 +158,8 @@ const calls = {
     ),
   sdk: async () =>
     succeeded('sdk forwarder', await viaSdk.callTool({ name: 'get_note', arguments: { id: 1 } })),
+  pipe: async () =>
+    succeeded('pass-through', await viaPipe.callTool({ name: 'get_note', arguments: { id: 1 } })),
   inProcess: async () => {
     const result = await gateway.registry.execute({
       callId: `b${++id}`,
@@ -172,24 +193,29 @@ try {
   // medians. This is the figure the target is judged on.
   const ROUNDS = 300;
   type Which = keyof typeof calls;
-  const names: Which[] = ['direct', 'stdio', 'http', 'sdk', 'inProcess'];
   const times: Record<Which, number[]> = {
     direct: [],
     stdio: [],
     http: [],
     sdk: [],
     inProcess: [],
+    pipe: [],
   };
-  for (let i = 0; i < ROUNDS; i++) {
-    for (let k = 0; k < names.length; k++) {
-      const which = names[(i + k) % names.length] as Which;
-      const start = process.hrtime.bigint();
-      await calls[which]();
-      times[which].push(Number(process.hrtime.bigint() - start));
+  const paired = async (names: readonly Which[]) => {
+    for (const name of names) times[name].length = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      for (let k = 0; k < names.length; k++) {
+        const which = names[(i + k) % names.length] as Which;
+        const start = process.hrtime.bigint();
+        await calls[which]();
+        times[which].push(Number(process.hrtime.bigint() - start));
+      }
     }
-  }
+  };
   const median = (xs: readonly number[]) =>
     [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const names: Which[] = ['direct', 'stdio', 'http', 'sdk', 'inProcess'];
+  await paired(names);
   const m = Object.fromEntries(names.map((n) => [n, median(times[n])])) as Record<Which, number>;
   console.log(
     `paired, ${ROUNDS} rounds: median direct ${formatNs(m.direct)}, through serve stdio ${formatNs(m.stdio)}, ` +
@@ -200,12 +226,23 @@ try {
   reportRatio('gateway in process / direct (paired medians)', m.inProcess / m.direct);
   reportRatio('SDK forwarder (nothing of ours) / direct (paired medians)', m.sdk / m.direct);
   reportRatio('through serve (stdio) / SDK forwarder (paired medians)', m.stdio / m.sdk);
+
+  // The pass-through took no part in the tinybench runs above: warmed here as those were.
+  for (let i = 0; i < 300; i++) await calls.pipe();
+  await paired(['direct', 'pipe']);
+  const pipeDirect = median(times.direct);
+  const pipe = median(times.pipe);
+  console.log(
+    `paired, ${ROUNDS} rounds: median direct ${formatNs(pipeDirect)}, byte pass-through ${formatNs(pipe)}`,
+  );
+  reportRatio('byte pass-through (the hop alone) / direct (paired medians)', pipe / pipeDirect);
 } finally {
   await Promise.allSettled([
     direct.close(),
     viaStdio.close(),
     viaHttp.close(),
     viaSdk.close(),
+    viaPipe.close(),
     gateway.close(),
   ]);
   httpChild.kill('SIGTERM');
