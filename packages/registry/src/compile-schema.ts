@@ -1,7 +1,15 @@
 import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
 import { formatBytes, messageOf, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
-import { checkSchema, LIST, MAP, ONE, SchemaRefusal } from './schema-check';
+import {
+  checkSchema,
+  type FoundPattern,
+  LIST,
+  MAP,
+  ONE,
+  SchemaRefusal,
+  verifyPatterns,
+} from './schema-check';
 import { type AjvCodegen, makeEngine } from './schema-engine';
 import { linearFormats } from './schema-formats';
 import { loadModule } from './schema-load';
@@ -183,7 +191,21 @@ export interface CompileJob {
   readonly schema: unknown;
   readonly dialect: Dialect;
   readonly ownProperties: boolean;
+  /**
+   * Patterns translated but not yet compiled on RE2, for the worker to compile first (a schema
+   * with more than {@link SYNC_PATTERNS}); empty when every pattern was compiled by the checks.
+   */
+  readonly patterns: readonly FoundPattern[];
 }
+
+/**
+ * How many patterns the checks compile on RE2 themselves, about 20 µs each. A schema with more
+ * (a 64 KB schema holds up to 1,600) has them translated here, which refuses every construct RE2
+ * cannot run in linear time, and compiled on the compiling worker before the schema: what RE2
+ * alone would refuse there (a repeat over 1,000, nesting over 1,000 deep, a Unicode property it
+ * lacks) refuses the tool's calls instead of its registration.
+ */
+export const SYNC_PATTERNS = 128;
 
 /** Whether `schema` is valid against `dialect`'s meta-schema; the refusal when it is not. */
 const metaCheck = (dialect: Dialect, schema: unknown): SchemaRefusal | undefined => {
@@ -206,6 +228,7 @@ const compileRefusal = (error: unknown): SchemaRefusal =>
 
 /** Compiles a checked schema on this thread; throws {@link SchemaRefusal}. */
 export const compileJob = (job: CompileJob): CompiledValidator => {
+  verifyPatterns(job.patterns);
   const warnings: string[] = [];
   // Ajv repeats some warnings (an unknown format, once per pass over the schema).
   const warn = (message: string) => {
@@ -230,14 +253,20 @@ export const compileJob = (job: CompileJob): CompiledValidator => {
  * {@link SchemaRefusal}; returns what to compile for the first dialect that accepts it.
  * `json` is the schema's JSON text, which every caller has already made.
  */
-export const checkForCompile = (schema: unknown, json: string): CompileJob => {
-  checkSchema(schema);
+export const checkForCompile = (
+  schema: unknown,
+  json: string,
+  deferPatterns = false,
+): CompileJob => {
+  const found = checkSchema(schema);
+  const patterns = deferPatterns && found.length > SYNC_PATTERNS ? found : [];
+  if (patterns.length === 0) verifyPatterns(found);
   const ownProperties = namesPrototypeMember(schema);
   const compiled = json.includes('"contains"') ? separateContains(schema) : schema;
   let first: SchemaRefusal | undefined;
   for (const dialect of dialectsFor(schema)) {
     const problem = metaCheck(dialect, schema);
-    if (!problem) return { schema: compiled, dialect, ownProperties };
+    if (!problem) return { schema: compiled, dialect, ownProperties, patterns };
     first ??= problem;
   }
   throw first ?? new SchemaRefusal('', 'it is not a valid JSON Schema');

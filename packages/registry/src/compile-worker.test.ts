@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type JsonSchema, ToolErrorCode } from '@dsh-tools/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SYNC_PATTERNS } from './compile-schema';
 import { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
 import { createToolRegistry } from './index';
 import { offThread } from './validation';
@@ -106,6 +107,54 @@ describe('big schemas compile on a worker thread', () => {
     expect(refused({ a: { $ref: '#/$defs/missing' } })).toThrow(/properties\/a/);
     expect(refused({ a: { type: 'strin' } })).toThrow(/properties\/a\/type/);
     expect(registry.schemas()).toEqual([]);
+  });
+
+  it('compiles many patterns on RE2 on the worker: what only RE2 refuses then refuses every call, once reported, never runs the tool', async () => {
+    // A repeat over 1,000 is valid ECMAScript and runs in linear time, but RE2 refuses it.
+    const odd = { x: { type: 'string', pattern: 'a{1001}' } } as const;
+    const many = sized(BIG, odd);
+    expect(Object.keys(many.properties).length).toBeGreaterThan(SYNC_PATTERNS);
+    const reports: string[] = [];
+    const registry = createToolRegistry({
+      onError: (error) => reports.push((error as Error).message),
+    });
+    let ran = 0;
+    registry.register({
+      name: 'many',
+      description: '',
+      parameters: many,
+      execute: () => {
+        ran++;
+        return echo();
+      },
+    });
+    const results = await Promise.all(
+      ['1', '2'].map((callId) =>
+        registry.execute({ callId, name: 'many', arguments: { field_0: 'f0-a' } }),
+      ),
+    );
+    for (const result of results) {
+      expect(result.error?.code).toBe(ToolErrorCode.INVALID_ARGS);
+      expect(result.error?.message).toMatch(
+        /Tool "many": its parameters schema cannot be enforced \(at "\/properties\/x\/pattern": the pattern "a\{1001\}" is refused: RE2 cannot run it \(.*invalid repeat count.*\), so no call to it runs/,
+      );
+    }
+    expect(ran).toBe(0);
+    expect(reports.filter((m) => m.includes('a{1001}'))).toHaveLength(1);
+    // With few patterns the checks compile them all, and register refuses it outright.
+    expect(() =>
+      registry.register({
+        name: 'few',
+        description: '',
+        parameters: {
+          type: 'object',
+          properties: { ...odd, pad: { description: 'p'.repeat(BIG) } },
+        },
+        execute: echo,
+      }),
+    ).toThrow(
+      /at "\/properties\/x\/pattern": the pattern "a\{1001\}" is refused: RE2 cannot run it/,
+    );
   });
 
   it('keeps the event loop turning while it compiles (no block of 50 ms or more)', async () => {

@@ -8,7 +8,7 @@ import {
   PATTERN_CODE,
 } from './compile-schema';
 import { messageOf } from './describe';
-import { SchemaRefusal } from './schema-check';
+import { type FoundPattern, patternRefusal, SchemaRefusal } from './schema-check';
 import { makeEngine } from './schema-engine';
 import { linearFormats } from './schema-formats';
 import { loadModule, resolveModule } from './schema-load';
@@ -27,11 +27,20 @@ import { linearPattern } from './schema-regex';
  * code calls; the code names them `require("dsh:…")`, and {@link evaluate} gives it the real ones.
  */
 
+/** One compile, as the worker gets it. */
+interface WorkerJob {
+  readonly id: number;
+  readonly schema: unknown;
+  readonly dialect: string;
+  readonly own: boolean;
+  readonly patterns: readonly FoundPattern[];
+}
+
 /** The worker's side. Like {@link makeEngine}, it refers to nothing outside itself. */
 function workerMain(
   port: import('node:worker_threads').MessagePort,
   data: {
-    readonly paths: Record<'ajv' | 'ajv2019' | 'ajv2020' | 'standalone', string>;
+    readonly paths: Record<'ajv' | 'ajv2019' | 'ajv2020' | 'standalone' | 're2js', string>;
     readonly formats: readonly (readonly [string, true | { type?: string; compare: boolean }])[];
     readonly patternCode: string;
     readonly wrap: readonly [string, string];
@@ -86,8 +95,23 @@ function workerMain(
       return undefined;
     }
   };
-  port.on('message', (job: { id: number; schema: unknown; dialect: string; own: boolean }) => {
+  let re2: { compile(pattern: string): unknown } | undefined;
+  port.on('message', (job: WorkerJob) => {
     const warnings: string[] = [];
+    // Patterns the checks only translated: RE2 must accept each before the schema is compiled.
+    for (const found of job.patterns) {
+      try {
+        re2 ??= (load(data.paths.re2js) as { RE2JS: { compile(p: string): unknown } }).RE2JS;
+        re2.compile(found.translated);
+      } catch (error) {
+        port.postMessage({
+          id: job.id,
+          error: `RE2 cannot run it (${error instanceof Error ? error.message : String(error)})`,
+          pattern: found,
+        });
+        return;
+      }
+    }
     try {
       const made = engine(classes[job.dialect] as never, ajv as never, {
         ownProperties: job.own,
@@ -187,6 +211,8 @@ interface Reply {
   readonly code?: string;
   readonly cache?: Uint8Array;
   readonly error?: string;
+  /** The pattern RE2 refused, when that is why. */
+  readonly pattern?: FoundPattern;
   readonly warnings?: string[];
 }
 
@@ -226,6 +252,7 @@ const startWorker = (): WorkerThread => {
         ajv2019: resolveModule('ajv/dist/2019.js'),
         ajv2020: resolveModule('ajv/dist/2020.js'),
         standalone: resolveModule('ajv/dist/standalone/index.js'),
+        re2js: resolveModule('re2js'),
       },
       formats: [...linearFormats()].map(([name, def]) => [
         name,
@@ -244,7 +271,11 @@ const startWorker = (): WorkerThread => {
     clearTimeout(waiting.deadline);
     idle();
     if (reply.code === undefined) {
-      waiting.reject(new SchemaRefusal('', `it could not be compiled (${reply.error})`));
+      waiting.reject(
+        reply.pattern
+          ? patternRefusal(reply.pattern.pattern, reply.pattern.path, String(reply.error))
+          : new SchemaRefusal('', `it could not be compiled (${reply.error})`),
+      );
       return;
     }
     try {
@@ -311,7 +342,13 @@ export const compileInWorker = (job: CompileJob): Promise<CompiledValidator> =>
     }, COMPILE_DEADLINE_MS);
     deadline.unref();
     pending.set(id, { resolve, reject, deadline });
-    current.postMessage({ id, schema: job.schema, dialect: job.dialect, own: job.ownProperties });
+    current.postMessage({
+      id,
+      schema: job.schema,
+      dialect: job.dialect,
+      own: job.ownProperties,
+      patterns: job.patterns,
+    } satisfies WorkerJob);
   });
 
 /** Stops the compiling worker now (tests; a worker also stops by itself when idle). */

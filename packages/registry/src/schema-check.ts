@@ -1,5 +1,5 @@
 import { pointerSegment, unescapeSegment } from './json-check';
-import { linearPattern, PatternRefusal } from './schema-regex';
+import { linearPattern, PatternRefusal, translatePattern } from './schema-regex';
 
 /**
  * A schema the registry will not run, and where in it: `path` is a JSON pointer into the schema
@@ -81,9 +81,21 @@ interface Place {
  *   "#"}` at the root, `a` → `b` → `a` through `allOf`) would recurse forever. A cycle that goes
  *   through `properties`, `items` and the like is recursion over smaller data, and is fine.
  *
- * Throws {@link SchemaRefusal} naming the first problem and its path.
+ * Throws {@link SchemaRefusal} naming the first problem and its path. Patterns are translated
+ * for the linear-time engine here (which refuses what it cannot run in linear time); whether RE2
+ * itself accepts each one is for the caller to check ({@link verifyPatterns}), on this thread or,
+ * for a schema with many, on the compiling worker. Returns them, with their paths.
  */
-export const checkSchema = (schema: unknown): void => {
+export const checkSchema = (schema: unknown): FoundPattern[] => {
+  const patterns: FoundPattern[] = [];
+  const checkPattern = (pattern: string, path: string): void => {
+    try {
+      patterns.push({ path, pattern, translated: translatePattern(pattern) });
+    } catch (error) {
+      if (!(error instanceof PatternRefusal)) throw error;
+      throw patternRefusal(pattern, path, error.message);
+    }
+  };
   const places = new Map<Node, Place>();
   /** The places in the order they were found, for the reference pass to go on from. */
   const found: [Node, Place][] = [];
@@ -244,17 +256,32 @@ export const checkSchema = (schema: unknown): void => {
     edges.set(node, out);
   }
   findInPlaceCycle(edges, places);
+  return patterns;
 };
 
-const checkPattern = (pattern: string, path: string): void => {
-  try {
-    linearPattern(pattern);
-  } catch (error) {
-    if (!(error instanceof PatternRefusal)) throw error;
-    throw new SchemaRefusal(
-      path,
-      `the pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)} is refused: ${error.message}. Patterns run on a linear-time engine (RE2 syntax within ECMAScript's); rewrite it without that construct`,
-    );
+/** A schema's pattern (or `patternProperties` key), where it is, and its RE2 translation. */
+export interface FoundPattern {
+  readonly path: string;
+  readonly pattern: string;
+  readonly translated: string;
+}
+
+/** The refusal of one pattern, in the same words wherever it is found out. */
+export const patternRefusal = (pattern: string, path: string, reason: string): SchemaRefusal =>
+  new SchemaRefusal(
+    path,
+    `the pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)} is refused: ${reason}. Patterns run on a linear-time engine (RE2 syntax within ECMAScript's); rewrite it without that construct`,
+  );
+
+/** Compiles each pattern on the linear-time engine, or throws the first refusal, with its path. */
+export const verifyPatterns = (patterns: readonly FoundPattern[]): void => {
+  for (const { pattern, path } of patterns) {
+    try {
+      linearPattern(pattern);
+    } catch (error) {
+      if (!(error instanceof PatternRefusal)) throw error;
+      throw patternRefusal(pattern, path, error.message);
+    }
   }
 };
 

@@ -103,7 +103,7 @@ export const compileParameters = (schema: ObjectJsonSchema, json: string): Compi
   let compiled: Compiled;
   if (json.length > offThread.aboveChars) {
     // Checked here, fail closed; compiled off the event loop.
-    const job = checkForCompile(schema, json);
+    const job = checkForCompile(schema, json, true);
     compiled = { validate: notReady, warnings: [], ready: undefined, refused: undefined };
     compiled.ready = compileAside(compiled, job);
   } else {
