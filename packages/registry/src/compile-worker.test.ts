@@ -1,4 +1,3 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type JsonSchema, ToolErrorCode } from '@dsh-tools/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_PATTERNS } from './compile-schema';
@@ -157,30 +156,25 @@ describe('big schemas compile on a worker thread', () => {
     );
   });
 
-  it('keeps the event loop turning while it compiles (no block of 50 ms or more)', async () => {
+  it('compiles a big schema on the worker and loads it here with its compiled code (no compile on this thread)', async () => {
+    // How long the event loop is held is a benchmark's to measure (bench/validation.bench.ts);
+    // here, that the two costly steps did not run on this thread: the compile (it did not fall
+    // back) and compiling the validator's code (V8 took the worker's code cache).
     const registry = createToolRegistry();
-    registry.register({ name: 'warm', description: '', parameters: sized(BIG), execute: echo });
-    await registry.execute({ callId: 'w', name: 'warm', arguments: { field_0: 'f0-a' } });
-    const delay = monitorEventLoopDelay({ resolution: 1 });
     const parameters = { ...sized(60_000), title: 'fresh' };
-    registry.register({ name: 'big', description: '', parameters, execute: echo });
+    const fellBack = offThread.fellBack;
     const cached = codeCacheStats.used;
-    delay.enable();
+    const rejected = codeCacheStats.rejected;
+    registry.register({ name: 'big', description: '', parameters, execute: echo });
     const result = await registry.execute({
       callId: 'b',
       name: 'big',
       arguments: { field_0: 'f0-a' },
     });
-    delay.disable();
     expect(result.isError).toBe(false);
-    expect(offThread.fellBack).toBe(0);
-    // The validator came with its compiled bytecode (V8's code cache, made on the worker).
+    expect(offThread.fellBack).toBe(fellBack);
     expect(codeCacheStats.used).toBe(cached + 1);
-    expect(codeCacheStats.rejected).toBe(0);
-    // What this test can fail on is a compile on this thread: the 60 KB schema's takes 100 ms or
-    // more, and compiling its validator's code (without the worker's code cache) 70 ms more.
-    // Loading the compiled code here is what remains, a few milliseconds.
-    expect(delay.max / 1e6).toBeLessThan(50);
+    expect(codeCacheStats.rejected).toBe(rejected);
   });
 
   it('compiles on this thread when the worker cannot run (here: a heap too small to start)', async () => {
@@ -196,6 +190,32 @@ describe('big schemas compile on a worker thread', () => {
     ]);
     expect(good.isError).toBe(false);
     expect(bad.error?.message).toContain('argument "field_0" must match pattern');
+    expect(offThread.fellBack).toBe(fellBack + 1);
+  });
+
+  it('a worker that stops fails over only its own compiles: one sent to its successor is not touched', async () => {
+    const registry = createToolRegistry();
+    const fellBack = offThread.fellBack;
+    registry.register({
+      name: 'a',
+      description: '',
+      parameters: { ...sized(BIG), title: 'a' },
+      execute: echo,
+    });
+    const first = registry.execute({ callId: '1', name: 'a', arguments: { field_0: 'f0-a' } });
+    // Stopped while it compiles "a"; its exit is reported after "b" went to a new worker.
+    const stopping = stopCompileWorker();
+    registry.register({
+      name: 'b',
+      description: '',
+      parameters: { ...sized(BIG), title: 'b' },
+      execute: echo,
+    });
+    const second = registry.execute({ callId: '2', name: 'b', arguments: { field_0: 'nope' } });
+    await stopping;
+    expect((await first).isError).toBe(false);
+    expect((await second).error?.message).toContain('argument "field_0" must match pattern');
+    // "a" was compiled here instead; "b" on the new worker.
     expect(offThread.fellBack).toBe(fellBack + 1);
   });
 

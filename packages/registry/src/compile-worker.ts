@@ -217,6 +217,8 @@ interface Reply {
 }
 
 interface Pending {
+  /** The worker the job was sent to: when it fails, only its own jobs fail with it. */
+  readonly worker: WorkerThread;
   readonly resolve: (compiled: CompiledValidator) => void;
   readonly reject: (error: Error) => void;
   readonly deadline: ReturnType<typeof setTimeout>;
@@ -234,10 +236,11 @@ export const workerLimits = { heapMb: 256 };
 /** Longest a compile may take: a schema within budget compiles in well under a second. */
 const COMPILE_DEADLINE_MS = 20_000;
 
-const failAll = (error: Error): void => {
-  const waiting = [...pending.values()];
-  pending.clear();
-  for (const p of waiting) {
+/** Rejects every compile `gone` had (a worker stopped for being idle had none). */
+const failAll = (gone: WorkerThread, error: Error): void => {
+  for (const [id, p] of pending) {
+    if (p.worker !== gone) continue;
+    pending.delete(id);
     clearTimeout(p.deadline);
     p.reject(error);
   }
@@ -289,11 +292,11 @@ const startWorker = (): WorkerThread => {
   });
   made.on('error', (error) => {
     if (worker === made) worker = undefined;
-    failAll(new Error(`the compiling worker failed (${messageOf(error)})`));
+    failAll(made, new Error(`the compiling worker failed (${messageOf(error)})`));
   });
   made.on('exit', (code) => {
     if (worker === made) worker = undefined;
-    failAll(new Error(`the compiling worker exited (code ${code})`));
+    failAll(made, new Error(`the compiling worker exited (code ${code})`));
   });
   return made;
 };
@@ -341,14 +344,23 @@ export const compileInWorker = (job: CompileJob): Promise<CompiledValidator> =>
       void current.terminate();
     }, COMPILE_DEADLINE_MS);
     deadline.unref();
-    pending.set(id, { resolve, reject, deadline });
-    current.postMessage({
-      id,
-      schema: job.schema,
-      dialect: job.dialect,
-      own: job.ownProperties,
-      patterns: job.patterns,
-    } satisfies WorkerJob);
+    pending.set(id, { worker: current, resolve, reject, deadline });
+    try {
+      current.postMessage({
+        id,
+        schema: job.schema,
+        dialect: job.dialect,
+        own: job.ownProperties,
+        patterns: job.patterns,
+      } satisfies WorkerJob);
+    } catch (error) {
+      pending.delete(id);
+      clearTimeout(deadline);
+      idle();
+      reject(
+        new Error(`the schema could not be sent to the compiling worker (${messageOf(error)})`),
+      );
+    }
   });
 
 /** Stops the compiling worker now (tests; a worker also stops by itself when idle). */
