@@ -1,5 +1,6 @@
 import { compileMatcher } from '@dsh-tools/interceptors-hooks';
 import type { PermissionDecision, PermissionInterceptor } from '@dsh-tools/interceptors-permission';
+import type { DenyRule, SandboxViolationDetails } from '@dsh-tools/interceptors-sandbox';
 import {
   type ApprovalRequest,
   errorResult,
@@ -112,20 +113,18 @@ function describeDecider(
  * built-in defaults (secrets such as `.env` and `~/.ssh` are refused without being listed).
  */
 function globSource(
-  rule: string | undefined,
+  deny: DenyRule | undefined,
   sandbox: {
     denyRead?: readonly string[] | undefined;
     denyWrite?: readonly string[] | undefined;
   },
   file: string,
 ): string | undefined {
-  const match = rule === undefined ? null : /^(denyRead|denyWrite) "(.*)"$/s.exec(rule);
-  if (!match) return undefined;
-  const list = match[1] as 'denyRead' | 'denyWrite';
-  const index = sandbox[list]?.indexOf(match[2]!) ?? -1;
+  if (!deny) return undefined;
+  const index = sandbox[deny.list]?.indexOf(deny.glob) ?? -1;
   return index >= 0
-    ? `sandbox.${list}[${index}] in ${file}`
-    : `the sandbox's built-in ${list} list (DEFAULT_${list === 'denyRead' ? 'DENY_READ' : 'DENY_WRITE'})`;
+    ? `sandbox.${deny.list}[${index}] in ${file}`
+    : `the sandbox's built-in ${deny.list} list (DEFAULT_${deny.list === 'denyRead' ? 'DENY_READ' : 'DENY_WRITE'})`;
 }
 
 /** Collects what each layer does with the one call that `check` sends through the registry. */
@@ -230,7 +229,7 @@ function checkPolicies(
           calledOn = true;
           return next(changed);
         });
-        const details = result.error?.details as { rule?: string } | undefined;
+        const details = result.error?.details as Partial<SandboxViolationDetails> | undefined;
         const paths = (exec.tool?.hints?.paths ?? [])
           .map((p) => ({ ...p, value: exec.arguments[p.arg] }))
           .filter((p) => typeof p.value === 'string');
@@ -250,7 +249,7 @@ function checkPolicies(
               outcome: 'vetoed',
               reason: result.error?.message ?? 'the sandbox refused the call',
               ...(details?.rule ? { rule: details.rule } : {}),
-              source: globSource(details?.rule, sandbox, file) ?? source,
+              source: globSource(details?.violation?.deny, sandbox, file) ?? source,
               ...(result.error ? { code: result.error.code } : {}),
             };
         recorder.steps.push(step);

@@ -4,7 +4,7 @@ export {
   DEFAULT_DENY_WRITE,
   DEFAULT_ENV_ALLOWLIST,
 } from './options';
-export type { PathViolation } from './policy';
+export type { DenyRule, PathViolation } from './policy';
 export { requireSandbox } from './require-sandbox';
 export { MAX_SYMLINKS, NAME_MAX, PATH_MAX, resolveLikeKernel } from './resolve-path';
 export { createSandboxRunner } from './runner';

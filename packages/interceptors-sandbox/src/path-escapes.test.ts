@@ -12,7 +12,7 @@ import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { link, makeTree, outcome, sandboxedRegistry, type Tree } from '../test/fixtures';
-import { sandboxInterceptor } from './index';
+import { type SandboxViolationDetails, sandboxInterceptor } from './index';
 
 let tree: Tree;
 beforeAll(async () => {
@@ -476,6 +476,14 @@ describe('path escapes: workspace-write, through the registry', () => {
     const result = await call('read_file', { path: 'secret-link.txt' });
     expect(outcome(result)).toBe('SANDBOX_VIOLATION');
     expect(result.error?.message).toContain(`denyRead "${tree.outside}/**"`);
+    // Which list and which glob, as data: a tool (dsh-tools check) need not read the message.
+    const details = result.error?.details as SandboxViolationDetails;
+    expect(details.violation?.deny).toEqual({ list: 'denyRead', glob: `${tree.outside}/**` });
+    expect(details.rule).toBe(`denyRead "${tree.outside}/**"`);
+    // A refusal by the mode names no glob.
+    const write = await call('write_file', { path: `${tree.base}/mode-refused.txt`, content: 'x' });
+    expect(write.error?.message).toContain('mode "workspace-write"');
+    expect((write.error?.details as SandboxViolationDetails).violation?.deny).toBeUndefined();
   });
 });
 

@@ -83,6 +83,20 @@ export interface PathViolation {
   readonly resolved?: string;
   /** Which rule refused it: a mode, a deny glob, or a shape rule. */
   readonly rule: string;
+  /** Set when a deny glob refused it: which list, and the glob as configured. */
+  readonly deny?: DenyRule;
+}
+
+/** A deny glob that refused a path: `denyRead` or `denyWrite`, and the glob as configured. */
+export interface DenyRule {
+  readonly list: 'denyRead' | 'denyWrite';
+  readonly glob: string;
+}
+
+/** Why {@link checkAccess} refused a path: the rule in words, and the deny glob when it was one. */
+export interface AccessRefusal {
+  readonly rule: string;
+  readonly deny?: DenyRule;
 }
 
 /**
@@ -96,20 +110,24 @@ export function checkAccess(
   access: 'read' | 'write',
   given: string,
   resolved: readonly string[],
-): string | undefined {
+): AccessRefusal | undefined {
   const { config } = policy;
   const lexical = [lexicalAbsolute(given, config.cwd), ...resolved];
+  const denied = (list: DenyRule['list'], glob: string): AccessRefusal => ({
+    rule: `${list} "${glob}"`,
+    deny: { list, glob },
+  });
   const read = firstMatch(policy.denyRead, lexical);
-  if (read) return `denyRead "${read.glob.source}"`;
+  if (read) return denied('denyRead', read.glob.source);
   if (access === 'read') return undefined;
-  if (config.mode === 'read-only') return 'mode "read-only" permits no writes';
+  if (config.mode === 'read-only') return { rule: 'mode "read-only" permits no writes' };
   const write = firstMatch(policy.denyWrite, lexical);
-  if (write) return `denyWrite "${write.glob.source}"`;
+  if (write) return denied('denyWrite', write.glob.source);
   if (config.mode === 'workspace-write') {
     const outside = resolved.find((r) => !policy.roots.some(([, real]) => isInside(r, real)));
     if (outside !== undefined) {
       const roots = policy.roots.map(([, real]) => real).join('", "');
-      return `mode "workspace-write" permits writes only inside the roots ("${roots}")`;
+      return { rule: `mode "workspace-write" permits writes only inside the roots ("${roots}")` };
     }
   }
   return undefined;

@@ -69,12 +69,12 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
         `${context.who}: the sandbox cannot resolve its paths: ${error.message}`,
       );
     }
-    const rule = checkAccess(policy, 'read', input.cwd ?? config.cwd, [cwd]);
-    if (rule !== undefined) {
+    const refused = checkAccess(policy, 'read', input.cwd ?? config.cwd, [cwd]);
+    if (refused !== undefined) {
       throw new ToolError(
         ToolErrorCode.SANDBOX_VIOLATION,
-        `${context.who}: sandbox.run cwd "${input.cwd ?? config.cwd}" (resolved "${cwd}") is refused by ${rule}; run somewhere else`,
-        { details: { arg: 'cwd', path: input.cwd ?? config.cwd, resolved: cwd, rule } },
+        `${context.who}: sandbox.run cwd "${input.cwd ?? config.cwd}" (resolved "${cwd}") is refused by ${refused.rule}; run somewhere else`,
+        { details: { arg: 'cwd', path: input.cwd ?? config.cwd, resolved: cwd, ...refused } },
       );
     }
     if (!isDirectory(cwd)) {

@@ -76,8 +76,10 @@ function checkPathArg(
     if (!(error instanceof PathResolutionError)) throw error;
     return { arg, access, path, rule: `the path cannot be resolved: ${error.message}` };
   }
-  const rule = checkAccess(policy, access, path, resolved);
-  if (rule !== undefined) return { arg, access, path, resolved: resolved.join('" or "'), rule };
+  const refused = checkAccess(policy, access, path, resolved);
+  if (refused !== undefined) {
+    return { arg, access, path, resolved: resolved.join('" or "'), ...refused };
+  }
   if (access === 'write') {
     for (const target of resolved) {
       let st: ReturnType<typeof lstatSync> | undefined;
