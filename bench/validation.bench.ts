@@ -19,6 +19,7 @@
 import { compileSchema, createToolRegistry } from '@dsh-tools/registry';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { sizedSchema } from '../test-support/sized-schema';
 import { formatNs, runSuite } from './lib';
 
 const hostile = (unit: string) => `${unit.repeat(Math.floor(10_000 / unit.length))}!`;
@@ -136,18 +137,7 @@ const typical = {
   required: ['path'],
 };
 /** A schema of about `bytes` as JSON: many properties, each with a pattern and a limit. */
-const sized = (bytes: number) => {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; JSON.stringify({ type: 'object', properties }).length < bytes - 200; i++) {
-    properties[`field_${i}`] = {
-      type: 'string',
-      description: `Field ${i}`,
-      pattern: `^f${i}-[a-z0-9]+$`,
-      maxLength: 64,
-    };
-  }
-  return { type: 'object', properties, additionalProperties: false };
-};
+const sized = (bytes: number) => sizedSchema(bytes);
 let serial = 0;
 // Each compile gets a schema no cache has seen: a distinct title.
 const fresh = (schema: Record<string, unknown>) => ({ ...schema, title: `s${serial++}` });

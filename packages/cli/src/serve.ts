@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { approvalQuestion } from './approvers';
 import type { Gateway } from './gateway';
-import { type LeanOutcome, leanToolCalls } from './serve-lean-calls';
+import { type LeanCallRoute, type LeanOutcome, leanToolCalls } from './serve-lean-calls';
 
 /**
  * The questions of one round of a 2026-07-28 (per-request) call. Such a client is not asked
@@ -164,27 +164,18 @@ function annotationsOf(hints: ToolHints | undefined): ToolAnnotations | undefine
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** The servers made by one factory, told when the registry's tools change. */
-export interface GatewayServerFactory {
+/**
+ * The servers made by one factory, told when the registry's tools change; `callTool` and
+ * `handOver` are the lean path's way in (2025-era `tools/call`s taken off the wire by
+ * {@link serveGatewayStdio}, run as the SDK handler would run them).
+ */
+export interface GatewayServerFactory extends Pick<LeanCallRoute, 'callTool' | 'handOver'> {
   /** Makes one low-level MCP `Server` over the gateway's registry. */
   readonly factory: McpServerFactory;
   /** The servers currently connected. */
   readonly live: ReadonlySet<Server>;
   /** Stops following the registry. */
   dispose(): void;
-  /**
-   * Runs a 2025-era `tools/call` of `server` without the SDK's request handling, as its handler
-   * would (the lean path of {@link serveGatewayStdio}).
-   */
-  callTool(
-    server: Server,
-    id: RequestId,
-    name: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<CallToolResult>;
-  /** Has `server`'s `tools/call` handler answer request `id` with a lean call's outcome. */
-  handOver(server: Server, id: RequestId, outcome: LeanOutcome): void;
 }
 
 let callCounter = 0;

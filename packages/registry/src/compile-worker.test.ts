@@ -1,28 +1,18 @@
 import { type JsonSchema, ToolErrorCode } from '@dsh-tools/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sizedSchema } from '../../../test-support/sized-schema';
 import { SYNC_PATTERNS } from './compile-schema';
 import { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
 import { createToolRegistry } from './index';
 import { offThread } from './validation';
 
-/** A schema of about `bytes` as JSON: many properties, each with a pattern (over the worker's threshold). */
-const sized = (bytes: number, extra: Record<string, JsonSchema> = {}) => {
-  const properties: Record<string, JsonSchema> = { ...extra };
-  for (let i = 0; JSON.stringify({ type: 'object', properties }).length < bytes - 200; i++) {
-    properties[`field_${i}`] = {
-      type: 'string',
-      description: `Field ${i}`,
-      pattern: `^f${i}-[a-z0-9]+$`,
-      maxLength: 64,
-    };
-  }
-  return {
-    type: 'object' as const,
-    properties,
-    additionalProperties: false,
-    required: ['field_0'],
-  };
-};
+/** A schema of about `bytes` as JSON, over the worker's threshold, that requires `field_0`. */
+const sized = (bytes: number, extra: Record<string, JsonSchema> = {}) => ({
+  ...(sizedSchema(bytes, extra) as ReturnType<typeof sizedSchema> & {
+    properties: Record<string, JsonSchema>;
+  }),
+  required: ['field_0'],
+});
 
 const BIG = 40_000;
 const echo = () => [{ type: 'text' as const, text: 'ran' }];
