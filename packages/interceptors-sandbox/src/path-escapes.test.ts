@@ -477,13 +477,15 @@ describe('path escapes: workspace-write, through the registry', () => {
     expect(outcome(result)).toBe('SANDBOX_VIOLATION');
     expect(result.error?.message).toContain(`denyRead "${tree.outside}/**"`);
     // Which list and which glob, as data: a tool (dsh-tools check) need not read the message.
-    const details = result.error?.details as SandboxViolationDetails;
-    expect(details.violation?.deny).toEqual({ list: 'denyRead', glob: `${tree.outside}/**` });
-    expect(details.rule).toBe(`denyRead "${tree.outside}/**"`);
+    const details = result.error?.details as SandboxViolationDetails | undefined;
+    expect(details?.violation?.deny).toEqual({ list: 'denyRead', glob: `${tree.outside}/**` });
+    expect(details?.rule).toBe(`denyRead "${tree.outside}/**"`);
     // A refusal by the mode names no glob.
     const write = await call('write_file', { path: `${tree.base}/mode-refused.txt`, content: 'x' });
     expect(write.error?.message).toContain('mode "workspace-write"');
-    expect((write.error?.details as SandboxViolationDetails).violation?.deny).toBeUndefined();
+    const writeDetails = write.error?.details as SandboxViolationDetails | undefined;
+    expect(writeDetails?.rule).toContain('mode "workspace-write"');
+    expect(writeDetails?.violation?.deny).toBeUndefined();
   });
 });
 
