@@ -4,6 +4,7 @@ import { sizedSchema } from '../../../test-support/sized-schema';
 import { SYNC_PATTERNS } from './compile-schema';
 import { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
 import { createToolRegistry } from './index';
+import { type AjvCodegen, makeEngine } from './schema-engine';
 import { offThread } from './validation';
 
 /** A schema of about `bytes` as JSON, over the worker's threshold, that requires `field_0`. */
@@ -19,6 +20,7 @@ const echo = () => [{ type: 'text' as const, text: 'ran' }];
 
 afterEach(async () => {
   workerLimits.heapMb = 256;
+  workerLimits.deadlineMs = 20_000;
   await stopCompileWorker();
 });
 
@@ -183,7 +185,7 @@ describe('big schemas compile on a worker thread', () => {
     expect(offThread.fellBack).toBe(fellBack + 1);
   });
 
-  it('a worker that stops fails over only its own compiles: one sent to its successor is not touched', async () => {
+  it('a worker stopped while it compiles hands that compile to the next one; nothing falls back to this thread', async () => {
     const registry = createToolRegistry();
     const fellBack = offThread.fellBack;
     registry.register({
@@ -193,7 +195,6 @@ describe('big schemas compile on a worker thread', () => {
       execute: echo,
     });
     const first = registry.execute({ callId: '1', name: 'a', arguments: { field_0: 'f0-a' } });
-    // Stopped while it compiles "a"; its exit is reported after "b" went to a new worker.
     const stopping = stopCompileWorker();
     registry.register({
       name: 'b',
@@ -205,8 +206,43 @@ describe('big schemas compile on a worker thread', () => {
     await stopping;
     expect((await first).isError).toBe(false);
     expect((await second).error?.message).toContain('argument "field_0" must match pattern');
-    // "a" was compiled here instead; "b" on the new worker.
-    expect(offThread.fellBack).toBe(fellBack + 1);
+    expect(offThread.fellBack).toBe(fellBack);
+  });
+
+  it('a compile that overruns its deadline refuses its tool (not remembered), stops the worker, and the next compile runs on a new one', async () => {
+    const registry = createToolRegistry({ onError: () => {} });
+    const fellBack = offThread.fellBack;
+    workerLimits.deadlineMs = 1;
+    const parameters = { ...sized(BIG), title: 'slow' };
+    const dispose = registry.register({ name: 'slow', description: '', parameters, execute: echo });
+    const refused = await registry.execute({
+      callId: '1',
+      name: 'slow',
+      arguments: { field_0: 'f0-a' },
+    });
+    expect(refused.error?.code).toBe(ToolErrorCode.INVALID_ARGS);
+    expect(refused.error?.message).toMatch(
+      /Tool "slow": its parameters schema cannot be enforced \(compiling it took longer than 1 ms\), so no call to it runs/,
+    );
+    workerLimits.deadlineMs = 20_000;
+    registry.register({
+      name: 'next',
+      description: '',
+      parameters: { ...sized(BIG), title: 'next' },
+      execute: echo,
+    });
+    expect(
+      (await registry.execute({ callId: '2', name: 'next', arguments: { field_0: 'f0-a' } }))
+        .isError,
+    ).toBe(false);
+    // The same schema registered again is compiled again, and now in time.
+    dispose();
+    registry.register({ name: 'slow', description: '', parameters, execute: echo });
+    expect(
+      (await registry.execute({ callId: '3', name: 'slow', arguments: { field_0: 'f0-a' } }))
+        .isError,
+    ).toBe(false);
+    expect(offThread.fellBack).toBe(fellBack);
   });
 
   it('reports an unknown format once, on the first call, as small schemas do', async () => {
@@ -242,5 +278,42 @@ describe('big schemas compile on a worker thread', () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(ran).toBe(0);
+  });
+});
+
+describe('generated code grows with the schema, not with its references', () => {
+  it('compiles a $ref target once, however often it is referred to (100 references: 4.4 KB of schema)', async () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`p${i}`, { type: 'string', maxLength: 5 }]),
+    );
+    const schema = {
+      type: 'object' as const,
+      $defs: { a: { type: 'object', properties } },
+      allOf: Array.from({ length: 100 }, () => ({ $ref: '#/$defs/a' })),
+    };
+    const ajv = (await import('ajv')) as unknown as AjvCodegen;
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const standalone = (await import('ajv/dist/standalone/index.js')).default;
+    const engine = makeEngine(Ajv2020, ajv, {
+      ownProperties: false,
+      source: true,
+      formats: [],
+      regExp: Object.assign(() => ({ test: () => true }), { code: 'require("dsh:pattern")' }),
+      duplicateOf: () => undefined,
+      warn: () => {},
+    });
+    const code = standalone(engine, engine.compile(schema));
+    // Pasted at each reference (Ajv's default), the definition made 4.3 MB of code (966 times
+    // the schema) and took 1.3 s to compile; 3,000 references fit in the budget.
+    expect(code.length).toBeLessThan(40 * JSON.stringify(schema).length);
+    // And the registry enforces it, through every reference.
+    const registry = createToolRegistry();
+    registry.register({ name: 'refs', description: '', parameters: schema, execute: echo });
+    const result = await registry.execute({
+      callId: '1',
+      name: 'refs',
+      arguments: { p7: 'too long' },
+    });
+    expect(result.error?.message).toContain('argument "p7" must NOT have more than 5 characters');
   });
 });

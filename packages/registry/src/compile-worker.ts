@@ -96,6 +96,8 @@ function workerMain(
     }
   };
   let re2: { compile(pattern: string): unknown } | undefined;
+  // Loaded: from here on, a worker that dies was killed by what it was compiling.
+  port.postMessage({ ready: true });
   port.on('message', (job: WorkerJob) => {
     const warnings: string[] = [];
     // Patterns the checks only translated: RE2 must accept each before the schema is compiled.
@@ -216,34 +218,67 @@ interface Reply {
   readonly warnings?: string[];
 }
 
-interface Pending {
-  /** The worker the job was sent to: when it fails, only its own jobs fail with it. */
-  readonly worker: WorkerThread;
+interface Job {
+  readonly id: number;
+  readonly job: CompileJob;
   readonly resolve: (compiled: CompiledValidator) => void;
   readonly reject: (error: Error) => void;
-  readonly deadline: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * The compiles waiting for the worker, oldest first. The worker gets one at a time, so that a
+ * compile's deadline counts its own compile and nothing it waited behind, and so that a worker
+ * that dies takes only the compile it was running with it.
+ */
+const queue: Job[] = [];
 let worker: WorkerThread | undefined;
+/** Whether `worker` has loaded (its first message): a worker that fails before cannot run here. */
+let loaded = false;
+let running: { readonly job: Job; readonly deadline: ReturnType<typeof setTimeout> } | undefined;
 let stopTimer: ReturnType<typeof setTimeout> | undefined;
-const pending = new Map<number, Pending>();
 let nextId = 0;
 /** A worker with nothing to do for this long is stopped (it holds Ajv: some megabytes). */
 const IDLE_MS = 10_000;
-/** The worker's heap limit: a schema within budget needs a small fraction of it. Tests lower it. */
-export const workerLimits = { heapMb: 256 };
+/**
+ * The worker's heap limit (a schema within budget needs a small fraction of it), and the longest
+ * one compile may take on it (a schema within budget takes well under a second). Tests lower them.
+ */
+export const workerLimits = { heapMb: 256, deadlineMs: 20_000 };
+/** A worker stopped on purpose ({@link stopCompileWorker}): what it was compiling is sent again. */
+let stopped: WorkerThread | undefined;
 
-/** Longest a compile may take: a schema within budget compiles in well under a second. */
-const COMPILE_DEADLINE_MS = 20_000;
+/** The running compile ends: with its reply, or with a refusal (the worker died or overran). */
+const finish = (): Job | undefined => {
+  const current = running;
+  if (!current) return undefined;
+  running = undefined;
+  clearTimeout(current.deadline);
+  return current.job;
+};
 
-/** Rejects every compile `gone` had (a worker stopped for being idle had none). */
-const failAll = (gone: WorkerThread, error: Error): void => {
-  for (const [id, p] of pending) {
-    if (p.worker !== gone) continue;
-    pending.delete(id);
-    clearTimeout(p.deadline);
-    p.reject(error);
+/** A worker is gone (it failed, exited, overran, or was stopped): what it had is settled. */
+const lost = (gone: WorkerThread, why: string): void => {
+  if (worker !== gone) return;
+  worker = undefined;
+  const job = finish();
+  if (gone === stopped) {
+    if (job) queue.unshift(job);
+    pump();
+    return;
   }
+  if (!loaded) {
+    // It never loaded: no worker can run here. Every compile falls back to this thread.
+    for (const waiting of [job, ...queue.splice(0)]) {
+      waiting?.reject(new Error(`the compiling worker could not start (${why})`));
+    }
+    return;
+  }
+  // It died compiling `job` (a heap limit, say): that schema is refused, not retried here, where
+  // it would do the same to the host. The others go to a new worker.
+  job?.reject(
+    new SchemaRefusal('', `the compiling worker stopped while compiling it (${why})`, true),
+  );
+  pump();
 };
 
 const startWorker = (): WorkerThread => {
@@ -267,14 +302,18 @@ const startWorker = (): WorkerThread => {
     },
     resourceLimits: { maxOldGenerationSizeMb: workerLimits.heapMb },
   });
-  made.on('message', (reply: Reply) => {
-    const waiting = pending.get(reply.id);
-    if (!waiting) return;
-    pending.delete(reply.id);
-    clearTimeout(waiting.deadline);
-    idle();
+  loaded = false;
+  made.on('message', (reply: Reply | { ready: true }) => {
+    if (worker !== made) return;
+    if ('ready' in reply) {
+      loaded = true;
+      return;
+    }
+    if (running?.job.id !== reply.id) return;
+    const job = finish()!;
+    pump();
     if (reply.code === undefined) {
-      waiting.reject(
+      job.reject(
         reply.pattern
           ? patternRefusal(reply.pattern.pattern, reply.pattern.path, String(reply.error))
           : new SchemaRefusal('', `it could not be compiled (${reply.error})`),
@@ -282,33 +321,72 @@ const startWorker = (): WorkerThread => {
       return;
     }
     try {
-      waiting.resolve({
-        validate: evaluate(reply.code, reply.cache),
-        warnings: reply.warnings ?? [],
-      });
+      job.resolve({ validate: evaluate(reply.code, reply.cache), warnings: reply.warnings ?? [] });
     } catch (error) {
-      waiting.reject(new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`));
+      job.reject(new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`));
     }
   });
-  made.on('error', (error) => {
-    if (worker === made) worker = undefined;
-    failAll(made, new Error(`the compiling worker failed (${messageOf(error)})`));
-  });
-  made.on('exit', (code) => {
-    if (worker === made) worker = undefined;
-    failAll(made, new Error(`the compiling worker exited (code ${code})`));
-  });
+  made.on('error', (error) => lost(made, messageOf(error)));
+  made.on('exit', (code) => lost(made, `exit code ${code}`));
   return made;
 };
 
-/** With no compile pending, the worker no longer keeps the process alive, and stops soon. */
+/** Sends the oldest waiting compile to the worker (starting one), or lets an idle worker go. */
+const pump = (): void => {
+  if (running) return;
+  const next = queue.shift();
+  if (!next) {
+    idle();
+    return;
+  }
+  let current: WorkerThread;
+  try {
+    worker ??= startWorker();
+    current = worker;
+  } catch (error) {
+    next.reject(new Error(`no compiling worker (${messageOf(error)})`));
+    pump();
+    return;
+  }
+  clearTimeout(stopTimer);
+  current.ref();
+  const limit = workerLimits.deadlineMs;
+  const deadline = setTimeout(() => {
+    // Ajv should never take this long on a schema within budget: the worker is stopped and the
+    // schema refused; what waited behind it goes to a new worker.
+    const job = finish();
+    job?.reject(new SchemaRefusal('', `compiling it took longer than ${limit} ms`, true));
+    if (worker === current) worker = undefined;
+    void current.terminate();
+    pump();
+  }, limit);
+  deadline.unref();
+  running = { job: next, deadline };
+  try {
+    current.postMessage({
+      id: next.id,
+      schema: next.job.schema,
+      dialect: next.job.dialect,
+      own: next.job.ownProperties,
+      patterns: next.job.patterns,
+    } satisfies WorkerJob);
+  } catch (error) {
+    finish();
+    next.reject(
+      new Error(`the schema could not be sent to the compiling worker (${messageOf(error)})`),
+    );
+    pump();
+  }
+};
+
+/** With nothing to compile, the worker no longer keeps the process alive, and stops soon. */
 const idle = (): void => {
-  if (pending.size > 0 || !worker) return;
+  if (!worker) return;
   worker.unref();
   const current = worker;
   clearTimeout(stopTimer);
   stopTimer = setTimeout(() => {
-    if (worker === current && pending.size === 0) {
+    if (worker === current && !running && queue.length === 0) {
       worker = undefined;
       void current.terminate();
     }
@@ -317,55 +395,19 @@ const idle = (): void => {
 };
 
 /**
- * Compiles a checked schema on the compiling worker. Rejects with {@link SchemaRefusal} when Ajv
- * cannot compile it, and with a plain `Error` when the worker itself failed (the caller then
- * compiles on this thread).
+ * Compiles a checked schema on the compiling worker. Rejects with {@link SchemaRefusal} when the
+ * schema cannot be compiled (Ajv or RE2 refused it, it overran its deadline, or the worker died
+ * compiling it), and with a plain `Error` when no worker can run here (the caller then compiles
+ * on this thread, as it does small schemas).
  */
 export const compileInWorker = (job: CompileJob): Promise<CompiledValidator> =>
   new Promise((resolve, reject) => {
-    try {
-      worker ??= startWorker();
-    } catch (error) {
-      reject(new Error(`no compiling worker (${messageOf(error)})`));
-      return;
-    }
-    clearTimeout(stopTimer);
-    worker.ref();
-    const id = nextId++;
-    const current = worker;
-    const deadline = setTimeout(() => {
-      // Ajv should never take this long; a worker that does is stopped, its compile refused
-      // (the other compiles it had fall back to this thread).
-      pending.delete(id);
-      reject(
-        new SchemaRefusal('', `compiling it took longer than ${COMPILE_DEADLINE_MS / 1000} s`),
-      );
-      if (worker === current) worker = undefined;
-      void current.terminate();
-    }, COMPILE_DEADLINE_MS);
-    deadline.unref();
-    pending.set(id, { worker: current, resolve, reject, deadline });
-    try {
-      current.postMessage({
-        id,
-        schema: job.schema,
-        dialect: job.dialect,
-        own: job.ownProperties,
-        patterns: job.patterns,
-      } satisfies WorkerJob);
-    } catch (error) {
-      pending.delete(id);
-      clearTimeout(deadline);
-      idle();
-      reject(
-        new Error(`the schema could not be sent to the compiling worker (${messageOf(error)})`),
-      );
-    }
+    queue.push({ id: nextId++, job, resolve, reject });
+    pump();
   });
 
 /** Stops the compiling worker now (tests; a worker also stops by itself when idle). */
 export const stopCompileWorker = async (): Promise<void> => {
-  const current = worker;
-  worker = undefined;
-  await current?.terminate();
+  stopped = worker;
+  await worker?.terminate();
 };

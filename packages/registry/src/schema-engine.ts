@@ -46,6 +46,10 @@ export interface EngineParts {
  *   release it), which grew the heap by tens of megabytes per few thousand tools.
  * - `addUsedSchema`: each schema has an engine of its own, so no two `$id`s collide; Ajv needs
  *   the root added to resolve `{"$ref": "#"}` inside it (recursive schemas).
+ * - `inlineRefs: false`: every `$ref` target becomes one function, called where it is referred
+ *   to. Inlined (Ajv's default), a small definition is pasted at each reference: 100 references
+ *   to one 60-property definition, 4 KB of schema, made 4.3 MB of code and took 1.3 s to compile
+ *   (3,000 fit in the budget); now 75 KB and 20 ms.
  * - `code.optimize: false`: measured, halves compile time without slowing validation.
  * - The functions the generated code calls are named as `require("dsh:…")`, so that the code can
  *   be compiled in a worker and run here (`ajv/dist/standalone`).
@@ -72,6 +76,7 @@ export function makeEngine(
     ownProperties: parts.ownProperties,
     meta: false,
     addUsedSchema: true,
+    inlineRefs: false,
     validateSchema: false,
     code,
     logger: {

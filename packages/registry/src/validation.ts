@@ -46,8 +46,11 @@ const notReady: CompiledSchema = () => ({
   more: 0,
 });
 
-/** Compiles on the worker, or here when there is no worker; records the outcome in `compiled`. */
-const compileAside = (compiled: Compiled, job: CompileJob): Promise<void> =>
+/**
+ * Compiles on the worker, or here when no worker can run; records the outcome in `compiled`. A
+ * refusal is not kept for the schema's next registration (a deadline may not be overrun twice).
+ */
+const compileAside = (compiled: Compiled, job: CompileJob, json: string): Promise<void> =>
   compileInWorker(job)
     .catch((error: unknown) => {
       if (error instanceof SchemaRefusal) throw error;
@@ -61,6 +64,8 @@ const compileAside = (compiled: Compiled, job: CompileJob): Promise<void> =>
       },
       (error: unknown) => {
         compiled.refused = messageOf(error);
+        if (live.get(json)?.deref() === compiled) live.delete(json);
+        if (recent.get(json) === compiled) recent.delete(json);
       },
     )
     .finally(() => {
@@ -105,7 +110,7 @@ export const compileParameters = (schema: ObjectJsonSchema, json: string): Compi
     // Checked here, fail closed; compiled off the event loop.
     const job = checkForCompile(schema, json, true);
     compiled = { validate: notReady, warnings: [], ready: undefined, refused: undefined };
-    compiled.ready = compileAside(compiled, job);
+    compiled.ready = compileAside(compiled, job, json);
   } else {
     const { validate, warnings } = compileChecked(schema, json);
     compiled = { validate: wrapAjv(validate), warnings, ready: undefined, refused: undefined };
