@@ -7,7 +7,6 @@ import { candidates, shellIndex } from './policy-index';
 import type { ParsedRule } from './rules';
 import type { ShellCommand } from './shell-analyze';
 import { denyNames, type Match, matchShell, suspiciousCharacter } from './shell-match';
-import { baseName } from './shell-names';
 import type { ShellWord } from './shell-words';
 
 /** Builtins that change nothing outside the shell: allowed when their words are all known. */
@@ -114,7 +113,9 @@ export function shellCommand(
     record(d, rule, m, subject);
     if (m === 'yes') return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };
   }
-  if (NEUTRAL.has(baseName(name.value)) && cmd.argv.every((w) => w.literal)) {
+  // Only the shell's own builtins: a name with a slash (`./true`, `/:`) runs whatever file is
+  // there, which may be anything the model wrote.
+  if (!name.value.includes('/') && NEUTRAL.has(name.value) && cmd.argv.every((w) => w.literal)) {
     return {
       severity: 'allow',
       subject,

@@ -143,6 +143,15 @@ describe('properties', () => {
   );
   const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);
 
+  it('a neutral builtin is allowed by its own name only: a path to a file of that name runs the file', async () => {
+    for (const line of ['true', ':', 'cd src', 'test -n x', '[ -n x ]']) {
+      expect((await open.explain(bash(line))).behavior, line).toBe('allow');
+    }
+    for (const line of ['./true', '/:', 'x/:', './cd src', 'bin/test -n x', '/tmp/[ -n x ]']) {
+      expect((await open.explain(bash(line))).behavior, line).not.toBe('allow');
+    }
+  });
+
   it('garbage never throws, and with no allow rule is never allowed unless it runs nothing', async () => {
     await fc.assert(
       fc.asyncProperty(garbage, async (line) => {
