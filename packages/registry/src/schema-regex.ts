@@ -161,6 +161,9 @@ export const translatePattern = (pattern: string): string => {
   return out;
 };
 
+/** Why a pattern is refused when RE2 itself rejects it (here, or on the compiling worker). */
+export const re2Refusal = (message: string): string => `RE2 cannot run it (${message})`;
+
 type Re2Module = typeof import('re2js');
 let re2: Re2Module | undefined;
 
@@ -171,8 +174,9 @@ export interface LinearPattern {
 }
 
 /**
- * Patterns compiled lately, by flags and source: a schema's patterns are compiled twice (checked
- * with their path before Ajv sees the schema, then by Ajv), and schemas repeat patterns.
+ * Patterns compiled lately, by the flags that change matching (`i`, `m`) and source: a schema's
+ * patterns are asked for twice (checked with their path before Ajv sees the schema, without
+ * flags, then by Ajv, with `u`), and schemas repeat patterns.
  */
 const cache = new Map<string, LinearPattern>();
 const CACHED = 256;
@@ -182,7 +186,9 @@ const CACHED = 256;
  * linear-time engine, loading it on first use. Throws {@link PatternRefusal} naming the construct.
  */
 export const linearPattern = (pattern: string, flags = ''): LinearPattern => {
-  const key = `${flags}/${pattern}`;
+  // `u` is implied, so it does not make another entry (Ajv asks with it, the checks without).
+  const matching = `${flags.includes('i') ? 'i' : ''}${flags.includes('m') ? 'm' : ''}`;
+  const key = `${matching}/${pattern}`;
   const found = cache.get(key);
   if (found) return found;
   re2 ??= loadModule<Re2Module>('re2js');
@@ -191,14 +197,14 @@ export const linearPattern = (pattern: string, flags = ''): LinearPattern => {
   try {
     compiled = Engine.compile(
       translatePattern(pattern),
-      (flags.includes('i') ? Engine.CASE_INSENSITIVE : 0) |
-        (flags.includes('m') ? Engine.MULTILINE : 0),
+      (matching.includes('i') ? Engine.CASE_INSENSITIVE : 0) |
+        (matching.includes('m') ? Engine.MULTILINE : 0),
     );
   } catch (error) {
     if (error instanceof PatternRefusal) throw error;
-    throw new PatternRefusal(`RE2 cannot run it (${(error as Error).message})`);
+    throw new PatternRefusal(re2Refusal((error as Error).message));
   }
-  const shown = `/${pattern}/${flags}`;
+  const shown = `/${pattern}/${matching}`;
   const made: LinearPattern = {
     test: (input: string) => compiled.test(input),
     toString: () => shown,
