@@ -221,7 +221,8 @@ const metaCheck = (dialect: Dialect, schema: unknown): SchemaRefusal | undefined
   }
 };
 
-const compileRefusal = (error: unknown): SchemaRefusal =>
+/** A compile error as a refusal (a refusal stays as it is). */
+export const compileRefusal = (error: unknown): SchemaRefusal =>
   error instanceof SchemaRefusal
     ? error
     : new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`);
@@ -240,10 +241,15 @@ export const compileJob = (job: CompileJob): CompiledValidator => {
   } catch (error) {
     throw compileRefusal(error);
   }
+  refuseAsync(validate);
+  return { validate, warnings };
+};
+
+/** Throws unless `validate` answers synchronously (wherever it was compiled). */
+export const refuseAsync = (validate: ValidateFunction): void => {
   if ((validate as { $async?: unknown }).$async) {
     throw new SchemaRefusal('', 'it compiles to an asynchronous validator; remove "$async"');
   }
-  return { validate, warnings };
 };
 
 /**

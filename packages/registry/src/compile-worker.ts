@@ -4,15 +4,17 @@ import type { ValidateFunction } from 'ajv';
 import {
   type CompiledValidator,
   type CompileJob,
+  compileRefusal,
   duplicateOf,
   PATTERN_CODE,
+  refuseAsync,
 } from './compile-schema';
 import { messageOf } from './describe';
 import { type FoundPattern, patternRefusal, SchemaRefusal } from './schema-check';
 import { makeEngine } from './schema-engine';
 import { linearFormats } from './schema-formats';
 import { loadModule, resolveModule } from './schema-load';
-import { linearPattern } from './schema-regex';
+import { linearPattern, re2Refusal } from './schema-regex';
 
 /**
  * Compiling a big schema off the event loop.
@@ -71,10 +73,11 @@ function workerMain(
   );
   const vm = load('node:vm') as typeof import('node:vm');
   const runtimeDir = data.paths.ajv.replace(/[^/\\]+$/, 'runtime/');
+  const noDuplicate = () => undefined;
   const stubs: Record<string, unknown> = {
     'dsh:pattern': regExp,
     'dsh:formats': Object.fromEntries(formats),
-    'dsh:duplicateOf': () => undefined,
+    'dsh:duplicateOf': noDuplicate,
   };
   const stubRequire = (id: string) =>
     id in stubs ? stubs[id] : load(runtimeDir + id.slice(id.lastIndexOf('/') + 1));
@@ -108,7 +111,7 @@ function workerMain(
       } catch (error) {
         port.postMessage({
           id: job.id,
-          error: `RE2 cannot run it (${error instanceof Error ? error.message : String(error)})`,
+          error: error instanceof Error ? error.message : String(error),
           pattern: found,
         });
         return;
@@ -120,19 +123,12 @@ function workerMain(
         source: true,
         formats: formats as never,
         regExp,
-        duplicateOf: () => undefined,
+        duplicateOf: noDuplicate,
         warn: (message) => {
           if (!warnings.includes(message)) warnings.push(message);
         },
       });
       const validate = made.compile(job.schema as object);
-      if ((validate as { $async?: unknown }).$async) {
-        port.postMessage({
-          id: job.id,
-          error: 'it compiles to an asynchronous validator; remove "$async"',
-        });
-        return;
-      }
       const code = standalone(made, validate);
       port.postMessage({ id: job.id, code, cache: codeCache(code), warnings });
     } catch (error) {
@@ -315,15 +311,21 @@ const startWorker = (): WorkerThread => {
     if (reply.code === undefined) {
       job.reject(
         reply.pattern
-          ? patternRefusal(reply.pattern.pattern, reply.pattern.path, String(reply.error))
+          ? patternRefusal(
+              reply.pattern.pattern,
+              reply.pattern.path,
+              re2Refusal(String(reply.error)),
+            )
           : new SchemaRefusal('', `it could not be compiled (${reply.error})`),
       );
       return;
     }
     try {
-      job.resolve({ validate: evaluate(reply.code, reply.cache), warnings: reply.warnings ?? [] });
+      const validate = evaluate(reply.code, reply.cache);
+      refuseAsync(validate);
+      job.resolve({ validate, warnings: reply.warnings ?? [] });
     } catch (error) {
-      job.reject(new SchemaRefusal('', `it could not be compiled (${messageOf(error)})`));
+      job.reject(compileRefusal(error));
     }
   });
   made.on('error', (error) => lost(made, messageOf(error)));
