@@ -1,7 +1,7 @@
-export { CLAUDE_CODE_TOOL_HINTS, exampleExecution } from './examples';
-export { createJsonFileGrantStore, createMemoryGrantStore, GrantStoreError } from './grants';
+export { CLAUDE_CODE_TOOL_HINTS, exampleExecution } from './decide/examples';
+export { PermissionRuleError } from './decide/rules';
+export { createJsonFileGrantStore, createMemoryGrantStore, GrantStoreError } from './grants/store';
 export { permissionInterceptor } from './interceptor';
-export { PermissionRuleError } from './rules';
 export {
   type ClaudeSettings,
   type ClaudeSettingsFile,
@@ -11,8 +11,8 @@ export {
 export {
   analyzeShellCommand,
   type ShellCommandAnalysis,
-} from './shell-api';
-export { loadShellParser } from './shell-parser';
+} from './shell/api';
+export { loadShellParser } from './shell/parser';
 export {
   type DecidedBy,
   type GrantOrigin,

@@ -6,14 +6,14 @@ import {
   type InterceptedExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { createAskPerson, denialMessage, ruleText } from './approval';
-import { decide } from './decide';
-import { exampleExecution, listExamples } from './examples';
-import { defaultGrantRule, grantOrigin } from './grant-rules';
-import { createMemoryGrantStore } from './grants';
-import { type ActiveGrant, type Policy, workDirectories } from './policy';
-import { PermissionRuleError, parseRuleSets } from './rules';
-import { loadShellParser } from './shell-parser';
+import { decide } from './decide/decide';
+import { exampleExecution, listExamples } from './decide/examples';
+import { type ActiveGrant, type Policy, workDirectories } from './decide/policy';
+import { PermissionRuleError, parseRuleSets } from './decide/rules';
+import { createAskPerson, denialMessage, ruleText } from './grants/approval';
+import { defaultGrantRule, grantOrigin } from './grants/rules';
+import { createMemoryGrantStore } from './grants/store';
+import { loadShellParser } from './shell/parser';
 import {
   PERMISSION_MODES,
   type PermissionDecision,

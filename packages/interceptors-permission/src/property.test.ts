@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bash, makeProject } from '../test/helpers';
 import { type PermissionInterceptor, PermissionRuleError, permissionInterceptor } from './index';
-import { analyzeShell } from './shell-analyze';
+import { analyzeShell } from './shell/analyze';
 
 let strict: PermissionInterceptor;
 let open: PermissionInterceptor;

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { expandHome } from './paths';
-import { PermissionRuleError, parseRuleSets } from './rules';
+import { expandHome } from './decide/resolve';
+import { PermissionRuleError, parseRuleSets } from './decide/rules';
 import { PERMISSION_MODES, type PermissionMode, type PermissionRuleSet } from './types';
 
 /** Where the three Claude Code settings files are; every path may be replaced (tests, other layouts). */

@@ -1,6 +1,6 @@
-import type { ShellSpec } from './rules';
-import { baseName } from './shell-names';
-import type { ShellWord } from './shell-words';
+import type { ShellSpec } from '../decide/rules';
+import { baseName } from './names';
+import type { ShellWord } from './words';
 
 /** Whether a rule matches: certainly, possibly (a word the parser cannot know), or not. */
 export type Match = 'yes' | 'maybe' | 'no';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { baseName, DANGEROUS_ENV } from './shell-names';
-import { parseShell, type ShellNode } from './shell-parser';
-import { findExecs, unwrap } from './shell-unwrap';
-import { evalWord, type ShellWord } from './shell-words';
+import { baseName, DANGEROUS_ENV } from './names';
+import { parseShell, type ShellNode } from './parser';
+import { findExecs, unwrap } from './unwrap';
+import { evalWord, type ShellWord } from './words';
 
 /** One simple command a command line runs, after wrappers are seen through. */
 export interface ShellCommand {

@@ -1,5 +1,5 @@
 import type { InterceptedExecution, ToolHints, ToolSource } from '@dsh-tools/protocol';
-import type { PermissionExample, PermissionExamples, RuleBehavior } from './types';
+import type { PermissionExample, PermissionExamples, RuleBehavior } from '../types';
 
 /**
  * Claude Code's own tools as they are, so that examples (and `explain` in a CLI) can name them

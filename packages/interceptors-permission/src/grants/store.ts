@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { GrantStore, PermissionGrant } from './types';
+import type { GrantStore, PermissionGrant } from '../types';
 
 /** A grant store whose data cannot be read; it is never emptied or overwritten. */
 export class GrantStoreError extends Error {

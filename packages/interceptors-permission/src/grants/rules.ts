@@ -1,8 +1,8 @@
 import type { InterceptedExecution } from '@dsh-tools/protocol';
+import { type ParsedRule, parseRule } from '../decide/rules';
+import { analyzeShell } from '../shell/analyze';
+import type { PermissionDecision, PermissionGrant } from '../types';
 import { ruleText } from './approval';
-import { type ParsedRule, parseRule } from './rules';
-import { analyzeShell } from './shell-analyze';
-import type { PermissionDecision, PermissionGrant } from './types';
 
 /** A grant read as the allow rule it stands for, its origin naming the grant. */
 export const grantOrigin = (g: PermissionGrant): ParsedRule =>

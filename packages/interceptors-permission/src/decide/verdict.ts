@@ -1,7 +1,7 @@
-import { type DecideState, type Part, RANK, type Severity } from './decision-parts';
+import type { DecidedBy, PermissionDecision, RuleBehavior } from '../types';
+import { type DecideState, type Part, RANK, type Severity } from './parts';
 import type { ActiveGrant } from './policy';
 import { describeOrigin, type ParsedRule } from './rules';
-import type { DecidedBy, PermissionDecision, RuleBehavior } from './types';
 
 /** Turns the parts of a call into one decision: the worst part wins, and what no rule decides falls to the mode. */
 export function finish(d: DecideState, parts: Part[], shell: boolean): PermissionDecision {

@@ -1,8 +1,8 @@
 import type { InterceptedExecution, ToolView } from '@dsh-tools/protocol';
-import { resolveLikeKernel } from './paths';
+import { analyzeShell, type ShellAnalysis } from '../shell/analyze';
+import type { PermissionGrant } from '../types';
+import { resolveLikeKernel } from './resolve';
 import { isPathFamily, type ParsedRule } from './rules';
-import { analyzeShell, type ShellAnalysis } from './shell-analyze';
-import type { PermissionGrant } from './types';
 
 /** A grant with its rule read. */
 export interface ActiveGrant {

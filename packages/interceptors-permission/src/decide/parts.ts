@@ -1,8 +1,8 @@
 import type { InterceptedExecution } from '@dsh-tools/protocol';
+import type { Match } from '../shell/match';
+import type { PermissionMode, TrailEntry } from '../types';
 import type { ActiveGrant, Policy } from './policy';
 import type { ParsedRule } from './rules';
-import type { Match } from './shell-match';
-import type { PermissionMode, TrailEntry } from './types';
 
 /** How strongly one part of a call holds the call back; the worst part decides. */
 export type Severity = 'deny' | 'unknown' | 'maybe' | 'ask' | 'none' | 'allow';

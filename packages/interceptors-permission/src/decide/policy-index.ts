@@ -1,8 +1,8 @@
 import type { InterceptedExecution } from '@dsh-tools/protocol';
-import { compilePathSpec, type PathPattern } from './paths';
+import type { RuleBehavior } from '../types';
 import { isFamily, isShellTool, type Policy, shellRuleApplies } from './policy';
+import { compilePathSpec, type PathPattern } from './resolve';
 import type { ParsedRule } from './rules';
-import type { RuleBehavior } from './types';
 
 /** Compiled path patterns per rule: a rule is compiled once, however many calls it judges. */
 const patternCache = new WeakMap<ParsedRule, PathPattern[]>();

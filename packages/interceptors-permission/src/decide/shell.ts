@@ -1,13 +1,13 @@
-import { judgePath, shellOperand } from './decide-paths';
-import { type DecideState, type Part, RANK, record } from './decision-parts';
-import { fileOperands } from './file-operands';
-import { isInside, resolveLikeKernel } from './paths';
+import type { ShellCommand } from '../shell/analyze';
+import { denyNames, type Match, matchShell, suspiciousCharacter } from '../shell/match';
+import { fileOperands } from '../shell/operands';
+import type { ShellWord } from '../shell/words';
+import { type DecideState, type Part, RANK, record } from './parts';
+import { judgePath, shellOperand } from './paths';
 import { analyzeCached, shellRuleApplies } from './policy';
 import { candidates, shellIndex } from './policy-index';
+import { isInside, resolveLikeKernel } from './resolve';
 import type { ParsedRule } from './rules';
-import type { ShellCommand } from './shell-analyze';
-import { denyNames, type Match, matchShell, suspiciousCharacter } from './shell-match';
-import type { ShellWord } from './shell-words';
 
 /** Builtins that change nothing outside the shell: allowed when their words are all known. */
 const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);

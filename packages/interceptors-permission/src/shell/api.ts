@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { analyzeShell } from './shell-analyze';
-import { loadShellParser } from './shell-parser';
+import { analyzeShell } from './analyze';
+import { loadShellParser } from './parser';
 
 /** What a command line runs, as the permission interceptor sees it. */
 export interface ShellCommandAnalysis {

@@ -1,6 +1,6 @@
 import { FILE_PROGRAMS, RECURSIVE_BY_DEFAULT } from './file-programs';
-import { baseName } from './shell-names';
-import { type ShellWord, syntheticWord } from './shell-words';
+import { baseName } from './names';
+import { type ShellWord, syntheticWord } from './words';
 
 /** Files a command reads and writes, as far as its program is known. */
 export interface Operands {

@@ -1,7 +1,11 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { ToolView } from '@dsh-tools/protocol';
-import { type DecideState, type Part, RANK, record } from './decision-parts';
+import type { ShellWord } from '../shell/words';
+import type { RuleBehavior } from '../types';
+import { type DecideState, type Part, RANK, record } from './parts';
+import { isFamily, valuesAt } from './policy';
+import { patternsOf, policyIndex } from './policy-index';
 import {
   expandHome,
   globsMayIntersect,
@@ -9,12 +13,8 @@ import {
   operandGlobSegments,
   type ResolvedPath,
   resolveLikeKernel,
-} from './paths';
-import { isFamily, valuesAt } from './policy';
-import { patternsOf, policyIndex } from './policy-index';
+} from './resolve';
 import { isPathFamily, type ParsedRule } from './rules';
-import type { ShellWord } from './shell-words';
-import type { RuleBehavior } from './types';
 
 const lexicalPath = (value: string, cwd: string, home: string): ResolvedPath => {
   const lexical = resolvePath(cwd, expandHome(value, home));

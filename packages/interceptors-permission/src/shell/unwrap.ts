@@ -1,5 +1,5 @@
-import { baseName, DANGEROUS_ENV, SHELLS, VALUE_OPTS } from './shell-names';
-import { type ShellWord, syntheticWord } from './shell-words';
+import { baseName, DANGEROUS_ENV, SHELLS, VALUE_OPTS } from './names';
+import { type ShellWord, syntheticWord } from './words';
 
 /** What a wrapper turned into. */
 export type Unwrapped =

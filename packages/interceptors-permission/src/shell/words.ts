@@ -1,4 +1,4 @@
-import type { ShellNode } from './shell-parser';
+import type { ShellNode } from './parser';
 
 /** One word of a command after quote removal, and whether its value is known before it runs. */
 export interface ShellWord {

@@ -1,4 +1,4 @@
-import type { PermissionRuleSet, PermissionRules, RuleBehavior, RuleOrigin } from './types';
+import type { PermissionRuleSet, PermissionRules, RuleBehavior, RuleOrigin } from '../types';
 
 /** A rule that cannot be read, quoting it and saying what is wrong. */
 export class PermissionRuleError extends Error {

@@ -1,6 +1,6 @@
 import type { ApprovalDecision, ApprovalGrant, InterceptedExecution } from '@dsh-tools/protocol';
-import { describeOrigin } from './rules';
-import type { PermissionDecision, PermissionOptions } from './types';
+import { describeOrigin } from '../decide/rules';
+import type { PermissionDecision, PermissionOptions } from '../types';
 
 /** The rule that decided, when a rule did. */
 export const ruleText = (d: PermissionDecision): string | undefined =>

@@ -1,11 +1,11 @@
 import type { InterceptedExecution } from '@dsh-tools/protocol';
-import { pathParts } from './decide-paths';
-import { shellParts } from './decide-shell';
-import { type DecideState, type Part, RANK, record } from './decision-parts';
-import { finish } from './decision-verdict';
+import type { PermissionDecision, PermissionMode } from '../types';
+import { type DecideState, type Part, RANK, record } from './parts';
+import { pathParts } from './paths';
 import { type ActiveGrant, isShellTool, namesTool, type Policy, valuesAt } from './policy';
 import { isPathFamily, type ParsedRule } from './rules';
-import type { PermissionDecision, PermissionMode } from './types';
+import { shellParts } from './shell';
+import { finish } from './verdict';
 
 /** Rules naming the whole tool (no specifier), the first of each behaviour. */
 export function wholeToolRules(d: DecideState): {
