@@ -1,6 +1,6 @@
 import type { InterceptedExecution } from '@dsh-tools/protocol';
 import type { PermissionDecision, PermissionMode } from '../types';
-import { type DecideState, type Part, RANK, record } from './parts';
+import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { pathParts } from './paths';
 import { type ActiveGrant, isShellTool, namesTool, type Policy, valuesAt } from './policy';
 import { isPathFamily, type ParsedRule } from './rules';
@@ -8,30 +8,30 @@ import { shellParts } from './shell';
 import { finish } from './verdict';
 
 /** Rules naming the whole tool (no specifier), the first of each behaviour. */
-export function wholeToolRules(d: DecideState): {
+export function wholeToolRules(trail: DecisionTrail): {
   deny?: ParsedRule;
   ask?: ParsedRule;
   allow?: ParsedRule;
 } {
   const out: { deny?: ParsedRule; ask?: ParsedRule; allow?: ParsedRule } = {};
-  for (const rule of d.policy.rules) {
-    if (rule.specifier !== undefined || !namesTool(rule, d.exec)) continue;
-    record(d, rule, true, d.exec.name, 'names the whole tool');
+  for (const rule of trail.policy.rules) {
+    if (rule.specifier !== undefined || !namesTool(rule, trail.exec)) continue;
+    record(trail, rule, true, trail.exec.name, 'names the whole tool');
     out[rule.behavior] ??= rule;
   }
   return out;
 }
 
 /** A grant covering the whole tool, if there is one. */
-export function wholeToolGrant(d: DecideState): ActiveGrant | undefined {
-  for (const g of d.grants) {
-    if (g.rule.specifier !== undefined || !namesTool(g.rule, d.exec)) continue;
-    d.trail.push({
+export function wholeToolGrant(trail: DecisionTrail): ActiveGrant | undefined {
+  for (const g of trail.grants) {
+    if (g.rule.specifier !== undefined || !namesTool(g.rule, trail.exec)) continue;
+    trail.entries.push({
       kind: 'grant',
       id: g.grant.id,
       rule: g.rule.text,
       matched: true,
-      subject: d.exec.name,
+      subject: trail.exec.name,
     });
     return g;
   }
@@ -39,10 +39,10 @@ export function wholeToolGrant(d: DecideState): ActiveGrant | undefined {
 }
 
 /** Judges every part of one call, then lets {@link finish} decide. */
-function decideCall(d: DecideState): PermissionDecision {
-  const exec = d.exec;
+function decideCall(trail: DecisionTrail): PermissionDecision {
+  const exec = trail.exec;
   const tool = exec.tool;
-  const whole = wholeToolRules(d);
+  const whole = wholeToolRules(trail);
   const parts: Part[] = [];
   if (whole.deny) {
     parts.push({
@@ -54,7 +54,7 @@ function decideCall(d: DecideState): PermissionDecision {
   }
   const shell = isShellTool(tool);
   let toolPart: Part | undefined;
-  const wholeGrant = whole.deny ? undefined : wholeToolGrant(d);
+  const wholeGrant = whole.deny ? undefined : wholeToolGrant(trail);
   if (shell) {
     const line = valuesAt(exec.arguments, tool.hints.command as string)[0];
     if (typeof line !== 'string') {
@@ -66,7 +66,7 @@ function decideCall(d: DecideState): PermissionDecision {
     } else {
       const allowRule = wholeGrant ? undefined : whole.allow;
       parts.push(
-        ...shellParts(d, line, {
+        ...shellParts(trail, line, {
           ...(whole.ask && !wholeGrant && { ask: whole.ask }),
           ...(allowRule && { allow: allowRule }),
         }),
@@ -85,7 +85,7 @@ function decideCall(d: DecideState): PermissionDecision {
       }
     }
   } else {
-    const toolRules = d.policy.rules.filter(
+    const toolRules = trail.policy.rules.filter(
       (r) => r.specifier !== undefined && !isPathFamily(r.tool) && namesTool(r, exec),
     );
     const hasPaths = (tool.hints.paths ?? []).length > 0;
@@ -95,7 +95,7 @@ function decideCall(d: DecideState): PermissionDecision {
         // or ask still applies (fail closed) and an allow does not.
         const hit = rule.behavior !== 'allow';
         record(
-          d,
+          trail,
           rule,
           hit,
           exec.name,
@@ -112,7 +112,7 @@ function decideCall(d: DecideState): PermissionDecision {
         }
       }
     }
-    const argParts = hasPaths ? pathParts(d, tool, toolRules) : [];
+    const argParts = hasPaths ? pathParts(trail, tool, toolRules) : [];
     if (wholeGrant)
       toolPart ??= {
         severity: 'allow',
@@ -148,7 +148,7 @@ function decideCall(d: DecideState): PermissionDecision {
       toolPart ?? { severity: 'none', subject: exec.name, reason: `no rule names ${exec.name}` },
     );
   }
-  return finish(d, parts, shell);
+  return finish(trail, parts, shell);
 }
 
 /** Decides one call: deny > grant > ask > allow > mode, part by part. Never throws on odd input. */
@@ -158,5 +158,5 @@ export function decide(
   mode: PermissionMode,
   grants: readonly ActiveGrant[],
 ): PermissionDecision {
-  return decideCall({ policy, exec, mode, grants, trail: [] });
+  return decideCall({ policy, exec, mode, grants, entries: [] });
 }

@@ -1,5 +1,14 @@
 import type { InterceptedExecution, ToolHints, ToolSource } from '@dsh-tools/protocol';
-import type { PermissionExample, PermissionExamples, RuleBehavior } from '../types';
+import type {
+  PermissionDecision,
+  PermissionExample,
+  PermissionExamples,
+  PermissionMode,
+  RuleBehavior,
+} from '../types';
+import { decide } from './decide';
+import type { Policy } from './policy';
+import { PermissionRuleError } from './rules';
 
 /**
  * Claude Code's own tools as they are, so that examples (and `explain` in a CLI) can name them
@@ -74,4 +83,35 @@ export function listExamples(
     for (const example of list) out.push({ expect, example });
   }
   return out;
+}
+
+/**
+ * Decides every example of a policy in `mode` and throws a {@link PermissionRuleError} listing
+ * each one decided otherwise than listed (or that cannot be built).
+ */
+export function checkExamples(
+  policy: Policy,
+  examples: PermissionExamples | undefined,
+  mode: PermissionMode,
+): void {
+  const failures: string[] = [];
+  for (const { expect, example } of listExamples(examples)) {
+    let got: PermissionDecision;
+    try {
+      got = decide(policy, exampleExecution(example), mode, []);
+    } catch (error) {
+      failures.push(`${JSON.stringify(example)}: ${(error as Error).message}`);
+      continue;
+    }
+    if (got.behavior !== expect) {
+      failures.push(
+        `${JSON.stringify(example)} should be ${expect} but is ${got.behavior}: ${got.reason}`,
+      );
+    }
+  }
+  if (failures.length > 0) {
+    throw new PermissionRuleError(
+      `Permission policy examples fail (mode "${mode}"):\n- ${failures.join('\n- ')}`,
+    );
+  }
 }

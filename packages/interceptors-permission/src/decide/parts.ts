@@ -29,24 +29,25 @@ export interface Part {
   wholeTool?: boolean;
 }
 
-/** What one decision reads and the trail it writes, shared by the functions that judge its parts. */
-export interface DecideState {
+/** The decision trail: what one decision reads and the steps it records, shared by the functions that judge its parts. */
+export interface DecisionTrail {
   readonly policy: Policy;
   readonly exec: InterceptedExecution;
   readonly mode: PermissionMode;
   readonly grants: readonly ActiveGrant[];
-  readonly trail: TrailEntry[];
+  /** The trail entries, in the order the steps were taken. */
+  readonly entries: TrailEntry[];
 }
 
 /** Records a rule checked, and whether it matched, in the decision's trail. */
 export function record(
-  d: DecideState,
+  trail: DecisionTrail,
   rule: ParsedRule,
   matched: Match | boolean,
   subject?: string,
   note?: string,
 ): void {
-  d.trail.push({
+  trail.entries.push({
     kind: 'rule',
     rule: rule.text,
     origin: rule.origin,

@@ -3,7 +3,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { ToolView } from '@dsh-tools/protocol';
 import type { ShellWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
-import { type DecideState, type Part, RANK, record } from './parts';
+import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { isFamily, valuesAt } from './policy';
 import { patternsOf, policyIndex } from './policy-index';
 import {
@@ -31,19 +31,19 @@ const isDirectory = (path: string): boolean => {
 
 /** Whether a path rule matches a resolved path; an allow must hold where the kernel really goes. */
 export function pathMatches(
-  d: DecideState,
+  trail: DecisionTrail,
   rule: ParsedRule,
   path: ResolvedPath,
   purpose: RuleBehavior,
 ): boolean {
-  const patterns = patternsOf(rule, d.policy.home);
+  const patterns = patternsOf(rule, trail.policy.home);
   // An allow must hold where the kernel really goes; a deny or ask also catches the name used.
   return patterns.some((p) => p.test(path.real) || (purpose !== 'allow' && p.test(path.lexical)));
 }
 
 /** Read / Edit path rules for one resolved path; deny and ask only, or allow too. */
 export function judgePath(
-  d: DecideState,
+  trail: DecisionTrail,
   access: 'read' | 'write',
   path: ResolvedPath,
   subject: string,
@@ -52,11 +52,11 @@ export function judgePath(
   const family = (tool: string) => isFamily(access, tool);
   let ask: Part | undefined;
   let allow: Part | undefined;
-  const lists = policyIndex(d.policy).paths[access];
+  const lists = policyIndex(trail.policy).paths[access];
   for (const rule of withAllow ? lists.all : lists.guard) {
     if (rule.behavior === 'allow' && allow) continue;
-    const hit = pathMatches(d, rule, path, rule.behavior);
-    record(d, rule, hit, subject);
+    const hit = pathMatches(trail, rule, path, rule.behavior);
+    record(trail, rule, hit, subject);
     if (!hit) continue;
     if (rule.behavior === 'deny') {
       return {
@@ -77,11 +77,11 @@ export function judgePath(
     else allow = { severity: 'allow', subject, rule, reason: `${access} ${path.real}` };
   }
   if (withAllow && !ask) {
-    for (const g of d.grants) {
+    for (const g of trail.grants) {
       if (!isPathFamily(g.rule.tool) || g.rule.specifier === undefined || !family(g.rule.tool))
         continue;
-      const hit = pathMatches(d, g.rule, path, 'allow');
-      d.trail.push({
+      const hit = pathMatches(trail, g.rule, path, 'allow');
+      trail.entries.push({
         kind: 'grant',
         id: g.grant.id,
         rule: g.rule.text,
@@ -103,23 +103,23 @@ export function judgePath(
 }
 
 /** Whether any deny or ask path rule guards this access (else operands need no check). */
-export function hasPathRules(d: DecideState, access: 'read' | 'write'): boolean {
-  return policyIndex(d.policy).paths[access].guard.length > 0;
+export function hasPathRules(trail: DecisionTrail, access: 'read' | 'write'): boolean {
+  return policyIndex(trail.policy).paths[access].guard.length > 0;
 }
 
 /** A deny or ask path rule that some path matched by `segments` could meet. */
 export function protectedGlob(
-  d: DecideState,
+  trail: DecisionTrail,
   access: 'read' | 'write',
   segments: readonly string[],
   subject: string,
   note: string,
 ): Part | undefined {
-  for (const rule of policyIndex(d.policy).paths[access].guard) {
-    const hit = patternsOf(rule, d.policy.home).some((p) =>
+  for (const rule of policyIndex(trail.policy).paths[access].guard) {
+    const hit = patternsOf(rule, trail.policy.home).some((p) =>
       globsMayIntersect(segments, p.segments),
     );
-    record(d, rule, hit ? 'maybe' : 'no', subject, note);
+    record(trail, rule, hit ? 'maybe' : 'no', subject, note);
     if (hit) return { severity: 'maybe', subject, rule, reason: note };
   }
   return undefined;
@@ -127,7 +127,7 @@ export function protectedGlob(
 
 /** Checks one shell file operand against path deny / ask rules, in every directory it may run in. */
 export function shellOperand(
-  d: DecideState,
+  trail: DecisionTrail,
   access: 'read' | 'write',
   word: ShellWord,
   cwds: readonly (string | null)[],
@@ -135,7 +135,7 @@ export function shellOperand(
   subject: string,
   recursive = false,
 ): Part | undefined {
-  if (!hasPathRules(d, access)) return undefined;
+  if (!hasPathRules(trail, access)) return undefined;
   const what = access === 'read' ? 'read' : 'write';
   if (!word.literal) {
     if (!knownProgram) return undefined;
@@ -158,11 +158,11 @@ export function shellOperand(
       }
       if (relative) continue;
     }
-    const base = cwd ?? d.policy.cwd;
+    const base = cwd ?? trail.policy.cwd;
     if (word.glob) {
-      const segments = operandGlobSegments(word.value, base, d.policy.home);
+      const segments = operandGlobSegments(word.value, base, trail.policy.home);
       if (recursive) segments.push('**');
-      const hit = protectedGlob(d, access, segments, subject, `glob operand ${word.text}`);
+      const hit = protectedGlob(trail, access, segments, subject, `glob operand ${word.text}`);
       if (hit)
         return {
           ...hit,
@@ -173,14 +173,20 @@ export function shellOperand(
     // Programs known to take files get the kernel's resolution (symlinks followed); for any other
     // program a word is only possibly a file, so it is checked as written (`git add .env`).
     const path = knownProgram
-      ? resolveLikeKernel(word.value, base, d.policy.home)
-      : lexicalPath(word.value, base, d.policy.home);
-    const part = judgePath(d, access, path, subject, false);
+      ? resolveLikeKernel(word.value, base, trail.policy.home)
+      : lexicalPath(word.value, base, trail.policy.home);
+    const part = judgePath(trail, access, path, subject, false);
     if (part.severity === 'deny') return part;
     if (part.severity === 'ask' && !worst) worst = part;
     if (recursive && isDirectory(path.real)) {
       const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
-      const inside = protectedGlob(d, access, segments, subject, `directory operand ${word.text}`);
+      const inside = protectedGlob(
+        trail,
+        access,
+        segments,
+        subject,
+        `directory operand ${word.text}`,
+      );
       if (inside)
         return {
           ...inside,
@@ -193,13 +199,13 @@ export function shellOperand(
 
 /** The parts of a call with path hints: each path argument under the tool's own rules and the Read / Edit families. */
 export function pathParts(
-  d: DecideState,
+  trail: DecisionTrail,
   tool: ToolView,
   toolRules: readonly ParsedRule[],
 ): Part[] {
   const parts: Part[] = [];
   for (const hint of tool.hints.paths ?? []) {
-    for (const value of valuesAt(d.exec.arguments, hint.arg)) {
+    for (const value of valuesAt(trail.exec.arguments, hint.arg)) {
       if (value === undefined) continue;
       const subject = `${hint.arg}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
       if (typeof value !== 'string' || value.includes('\u0000') || value === '') {
@@ -210,8 +216,8 @@ export function pathParts(
         });
         continue;
       }
-      const path = resolveLikeKernel(value, d.policy.cwd, d.policy.home);
-      d.trail.push({
+      const path = resolveLikeKernel(value, trail.policy.cwd, trail.policy.home);
+      trail.entries.push({
         kind: 'path',
         arg: hint.arg,
         access: hint.access,
@@ -221,8 +227,8 @@ export function pathParts(
       // A rule naming this tool with a specifier reads the specifier as a path pattern.
       let own: Part | undefined;
       for (const rule of toolRules) {
-        const hit = pathMatches(d, rule, path, rule.behavior);
-        record(d, rule, hit, subject);
+        const hit = pathMatches(trail, rule, path, rule.behavior);
+        record(trail, rule, hit, subject);
         if (
           hit &&
           (!own || RANK[rule.behavior === 'allow' ? 'allow' : rule.behavior] > RANK[own.severity])
@@ -236,9 +242,9 @@ export function pathParts(
           };
         }
       }
-      const family = judgePath(d, hint.access, path, subject, true);
+      const family = judgePath(trail, hint.access, path, subject, true);
       const part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
-      const inside = d.policy.workDirs.some((d) => isInside(path.real, d));
+      const inside = trail.policy.workDirs.some((dir) => isInside(path.real, dir));
       parts.push({
         ...part,
         reason: part.reason + (inside ? '' : ' (outside the working directories)'),

@@ -88,6 +88,6 @@ export function workDirectories(
   home: string,
 ): string[] {
   return [cwd, ...additional]
-    .map((d) => resolveLikeKernel(d, cwd, home).real)
-    .filter((d, i, all) => all.indexOf(d) === i);
+    .map((dir) => resolveLikeKernel(dir, cwd, home).real)
+    .filter((dir, i, all) => all.indexOf(dir) === i);
 }

@@ -2,7 +2,7 @@ import type { ShellCommand } from '../shell/analyze';
 import { denyNames, type Match, matchShell, suspiciousCharacter } from '../shell/match';
 import { fileOperands } from '../shell/operands';
 import type { ShellWord } from '../shell/words';
-import { type DecideState, type Part, RANK, record } from './parts';
+import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { judgePath, shellOperand } from './paths';
 import { analyzeCached, shellRuleApplies } from './policy';
 import { candidates, shellIndex } from './policy-index';
@@ -16,20 +16,20 @@ const SAFE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty
 
 /** Judges one simple command of a command line: deny, file operands, grants, ask, allow, in that order. */
 export function shellCommand(
-  d: DecideState,
+  trail: DecisionTrail,
   cmd: ShellCommand,
   wholeTool: { allow?: ParsedRule; ask?: ParsedRule },
 ): Part {
   const subject = [...cmd.via, cmd.argv.map((w) => w.text).join(' ')].join(' → ');
-  const exec = d.exec;
-  const index = shellIndex(d.policy, exec);
+  const exec = trail.exec;
+  const index = shellIndex(trail.policy, exec);
   const first = cmd.argv[0] as ShellWord;
   // Deny and ask rules also catch the program's base name and what a look-alike imitates.
   const guardNames = first.literal ? denyNames(first) : undefined;
   let maybe: Part | undefined;
   for (const rule of candidates(index.deny, guardNames)) {
     const m: Match = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
-    record(d, rule, m, subject);
+    record(trail, rule, m, subject);
     if (m === 'yes') return { severity: 'deny', subject, rule, reason: `it runs ${subject}` };
     if (m === 'maybe')
       maybe ??= {
@@ -45,7 +45,7 @@ export function shellCommand(
     ['write', ops.writes],
   ] as const) {
     for (const word of words) {
-      const part = shellOperand(d, access, word, cmd.cwds, ops.known, subject, ops.recursive);
+      const part = shellOperand(trail, access, word, cmd.cwds, ops.known, subject, ops.recursive);
       if (part?.severity === 'deny') return part;
       if (part && (!maybe || RANK[part.severity] > RANK[maybe.severity])) maybe = part;
     }
@@ -61,7 +61,7 @@ export function shellCommand(
     };
   }
   if (maybe?.severity === 'maybe') return maybe;
-  for (const g of d.grants) {
+  for (const g of trail.grants) {
     if (!shellRuleApplies(g.rule, exec)) continue;
     const m =
       g.rule.specifier === undefined
@@ -69,7 +69,7 @@ export function shellCommand(
         : g.rule.shell
           ? matchShell(g.rule.shell, cmd.argv, 'allow')
           : 'no';
-    d.trail.push({
+    trail.entries.push({
       kind: 'grant',
       id: g.grant.id,
       rule: g.rule.text,
@@ -96,7 +96,7 @@ export function shellCommand(
     };
   for (const rule of candidates(index.ask, guardNames)) {
     const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
-    record(d, rule, m, subject);
+    record(trail, rule, m, subject);
     if (m !== 'no')
       return { severity: 'ask', subject, rule, soft: true, reason: `it runs ${subject}` };
   }
@@ -110,7 +110,7 @@ export function shellCommand(
     };
   for (const rule of candidates(index.allow, first.literal ? [first.value] : [])) {
     const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
-    record(d, rule, m, subject);
+    record(trail, rule, m, subject);
     if (m === 'yes') return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };
   }
   // Only the shell's own builtins: a name with a slash (`./true`, `/:`) runs whatever file is
@@ -127,19 +127,19 @@ export function shellCommand(
 
 /** The parts of a shell command line: its commands, its redirections, and what could not be parsed. */
 export function shellParts(
-  d: DecideState,
+  trail: DecisionTrail,
   line: string,
   whole: { allow?: ParsedRule; ask?: ParsedRule },
 ): Part[] {
-  const analysis = analyzeCached(d.policy, line);
+  const analysis = analyzeCached(trail.policy, line);
   const parts: Part[] = analysis.problems.map((problem) => ({
     severity: 'unknown' as const,
     subject: line.length > 80 ? `${line.slice(0, 80)}…` : line,
     reason: problem,
   }));
   for (const cmd of analysis.commands) {
-    const part = shellCommand(d, cmd, whole);
-    d.trail.push({
+    const part = shellCommand(trail, cmd, whole);
+    trail.entries.push({
       kind: 'shell',
       subject: part.subject,
       verdict: part.severity,
@@ -150,7 +150,7 @@ export function shellParts(
   for (const r of analysis.redirects) {
     const subject = `${r.op} ${r.target.text}`;
     if (r.target.literal && !r.target.glob && SAFE_SINKS.has(r.target.value)) continue;
-    const part = shellOperand(d, r.access, r.target, r.cwds, true, subject);
+    const part = shellOperand(trail, r.access, r.target, r.cwds, true, subject);
     if (part) parts.push(part);
     if (r.access === 'write') {
       let inside = r.target.literal && !r.target.glob;
@@ -162,14 +162,14 @@ export function shellParts(
             allowed = false;
             continue;
           }
-          const path = resolveLikeKernel(r.target.value, cwd, d.policy.home);
-          if (!d.policy.workDirs.some((d) => isInside(path.real, d))) inside = false;
-          if (judgePath(d, 'write', path, subject, true).severity !== 'allow') allowed = false;
+          const path = resolveLikeKernel(r.target.value, cwd, trail.policy.home);
+          if (!trail.policy.workDirs.some((dir) => isInside(path.real, dir))) inside = false;
+          if (judgePath(trail, 'write', path, subject, true).severity !== 'allow') allowed = false;
         }
       }
       // A rule allowing the whole shell tool allows its redirections too.
       if (!allowed && !whole.allow) {
-        const acceptEdits = d.mode === 'acceptEdits' && inside;
+        const acceptEdits = trail.mode === 'acceptEdits' && inside;
         parts.push({
           severity: acceptEdits ? 'allow' : 'ask',
           soft: true,

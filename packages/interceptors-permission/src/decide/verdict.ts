@@ -1,11 +1,11 @@
 import type { DecidedBy, PermissionDecision, RuleBehavior } from '../types';
-import { type DecideState, type Part, RANK, type Severity } from './parts';
+import { type DecisionTrail, type Part, RANK, type Severity } from './parts';
 import type { ActiveGrant } from './policy';
 import { describeOrigin, type ParsedRule } from './rules';
 
 /** Turns the parts of a call into one decision: the worst part wins, and what no rule decides falls to the mode. */
-export function finish(d: DecideState, parts: Part[], shell: boolean): PermissionDecision {
-  const { exec, mode } = d;
+export function finish(trail: DecisionTrail, parts: Part[], shell: boolean): PermissionDecision {
+  const { exec, mode } = trail;
   const tool = exec.tool;
   const writes = (tool.hints.paths ?? []).some((p) => p.access === 'write');
   const readOnly = tool.hints.readOnly === true && !writes;
@@ -32,7 +32,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
     decidedBy,
     mode,
     grants: behavior === 'allow' ? grants : [],
-    trail: d.trail,
+    trail: trail.entries,
   });
   const ruleBy = (p: Part): DecidedBy =>
     p.rule
@@ -49,7 +49,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
     );
   }
   if (mode === 'plan' && !readOnly) {
-    d.trail.push({ kind: 'mode', mode, note: `${exec.name} is not read-only` });
+    trail.entries.push({ kind: 'mode', mode, note: `${exec.name} is not read-only` });
     return make(
       'deny',
       `plan mode: only read-only tools run while planning, and ${exec.name} is not read-only`,
@@ -57,7 +57,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
     );
   }
   const deny = (reason: string, by: DecidedBy): PermissionDecision => {
-    d.trail.push({ kind: 'mode', mode, note: 'dontAsk denies what would ask' });
+    trail.entries.push({ kind: 'mode', mode, note: 'dontAsk denies what would ask' });
     return make('deny', `${reason}; mode "dontAsk" denies whatever would ask`, by);
   };
   const ask = (reason: string, by: DecidedBy): PermissionDecision =>
@@ -81,7 +81,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
   const unmatched = parts.filter((p) => p.severity === 'none');
   if (unmatched.length === 0) {
     if (bypassed && parts.some((p) => p.severity === 'ask'))
-      d.trail.push({ kind: 'mode', mode, note: 'bypassPermissions skips ask rules' });
+      trail.entries.push({ kind: 'mode', mode, note: 'bypassPermissions skips ask rules' });
     const decisive = parts.find((p) => p.grant) ?? parts.find((p) => p.rule) ?? w;
     return make(
       'allow',
@@ -95,12 +95,16 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
   const subject = unmatched.map((p) => p.subject).join('; ');
   const modeBy: DecidedBy = { kind: 'mode', mode };
   if (bypassed) {
-    d.trail.push({ kind: 'mode', mode, note: 'bypassPermissions allows what no rule denies' });
+    trail.entries.push({
+      kind: 'mode',
+      mode,
+      note: 'bypassPermissions allows what no rule denies',
+    });
     return make('allow', `mode "bypassPermissions" allows ${subject}`, modeBy);
   }
   const outside = unmatched.some((p) => (p as Part & { outside?: boolean }).outside);
   if (readOnly && !outside) {
-    d.trail.push({ kind: 'mode', mode, note: `${exec.name} is read-only` });
+    trail.entries.push({ kind: 'mode', mode, note: `${exec.name} is read-only` });
     return make(
       'allow',
       `${exec.name} is read-only and mode "${mode}" runs read-only tools`,
@@ -114,7 +118,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
     !outside &&
     !unmatched.some((p) => p.subject === exec.name && (tool.hints.paths ?? []).length === 0)
   ) {
-    d.trail.push({
+    trail.entries.push({
       kind: 'mode',
       mode,
       note: 'file edits inside the working directories are accepted',
@@ -125,7 +129,7 @@ export function finish(d: DecideState, parts: Part[], shell: boolean): Permissio
       modeBy,
     );
   }
-  d.trail.push({ kind: 'mode', mode, note: 'no rule decides; the mode asks' });
+  trail.entries.push({ kind: 'mode', mode, note: 'no rule decides; the mode asks' });
   return ask(
     `no rule allows ${JSON.stringify(subject)}${outside ? ' (outside the working directories)' : ''} and mode "${mode}" asks for ${readOnly ? 'reads outside the working directories' : 'tools that may change things'}`,
     modeBy,

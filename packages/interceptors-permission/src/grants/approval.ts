@@ -3,22 +3,22 @@ import { describeOrigin } from '../decide/rules';
 import type { PermissionDecision, PermissionOptions } from '../types';
 
 /** The rule that decided, when a rule did. */
-export const ruleText = (d: PermissionDecision): string | undefined =>
-  d.decidedBy.kind === 'rule' ? d.decidedBy.rule : undefined;
+export const ruleText = (decision: PermissionDecision): string | undefined =>
+  decision.decidedBy.kind === 'rule' ? decision.decidedBy.rule : undefined;
 
 /** The message a denied call carries: what denied it, and what the model or the user can do next. */
-export const denialMessage = (exec: InterceptedExecution, d: PermissionDecision): string => {
+export const denialMessage = (exec: InterceptedExecution, decision: PermissionDecision): string => {
   const tool = JSON.stringify(exec.name);
-  if (d.decidedBy.kind === 'rule' && d.decidedBy.origin.list === 'deny') {
-    return `Permission denied for tool ${tool}: ${d.reason}. Do not retry this call or try to get around the rule; if it is needed, ask the user to change rule ${JSON.stringify(d.decidedBy.rule)} in ${describeOrigin(d.decidedBy.origin)}.`;
+  if (decision.decidedBy.kind === 'rule' && decision.decidedBy.origin.list === 'deny') {
+    return `Permission denied for tool ${tool}: ${decision.reason}. Do not retry this call or try to get around the rule; if it is needed, ask the user to change rule ${JSON.stringify(decision.decidedBy.rule)} in ${describeOrigin(decision.decidedBy.origin)}.`;
   }
-  if (d.mode === 'plan' && d.decidedBy.kind === 'mode') {
+  if (decision.mode === 'plan' && decision.decidedBy.kind === 'mode') {
     return `Tool ${tool} cannot run: the session is in plan mode, where only read-only tools run and nothing is changed. Finish the plan and present it; the user leaves plan mode by switching the permission mode (for example to "default" or "acceptEdits") before it is carried out.`;
   }
-  if (d.mode === 'plan') {
-    return `Tool ${tool} cannot run in plan mode without asking, and plan mode never asks: ${d.reason}. Present the plan; the user leaves plan mode to carry it out.`;
+  if (decision.mode === 'plan') {
+    return `Tool ${tool} cannot run in plan mode without asking, and plan mode never asks: ${decision.reason}. Present the plan; the user leaves plan mode to carry it out.`;
   }
-  return `Permission denied for tool ${tool}: ${d.reason}. To run it, the user can add an allow rule for it or switch to a mode that asks.`;
+  return `Permission denied for tool ${tool}: ${decision.reason}. To run it, the user can add an allow rule for it or switch to a mode that asks.`;
 };
 
 /** What the person asked answered: allow (with a grant to keep, or none), deny, or the call was aborted. */
@@ -35,15 +35,15 @@ export type Answer =
 export function createAskPerson(
   options: PermissionOptions,
   approveTimeoutMs: number,
-): (exec: InterceptedExecution, d: PermissionDecision) => Promise<Answer> {
+): (exec: InterceptedExecution, decision: PermissionDecision) => Promise<Answer> {
   let queue: Promise<void> = Promise.resolve();
-  return async (exec: InterceptedExecution, d: PermissionDecision): Promise<Answer> => {
+  return async (exec: InterceptedExecution, decision: PermissionDecision): Promise<Answer> => {
     const approve = options.approve;
     const tool = JSON.stringify(exec.name);
     if (typeof approve !== 'function') {
       return {
         kind: 'deny',
-        message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but no approver is configured, so it is denied (fail closed). The user can add an allow rule for it.`,
+        message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but no approver is configured, so it is denied (fail closed). The user can add an allow rule for it.`,
       };
     }
     const callSignal = exec.signal;
@@ -85,8 +85,11 @@ export function createAskPerson(
             { once: true },
           );
         });
-        const rule = ruleText(d);
-        const origin = d.decidedBy.kind === 'rule' ? describeOrigin(d.decidedBy.origin) : undefined;
+        const rule = ruleText(decision);
+        const origin =
+          decision.decidedBy.kind === 'rule'
+            ? describeOrigin(decision.decidedBy.origin)
+            : undefined;
         let answer: ApprovalDecision | 'timeout' | 'aborted';
         try {
           answer = await Promise.race([
@@ -95,7 +98,7 @@ export function createAskPerson(
                 exec,
                 tool: exec.tool,
                 asker: 'permission',
-                reason: d.reason,
+                reason: decision.reason,
                 ...(rule !== undefined && { rule }),
                 ...(origin !== undefined && { ruleSource: origin }),
                 signal: controller.signal,
@@ -107,14 +110,14 @@ export function createAskPerson(
           controller.abort(error);
           return {
             kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but the approver failed (${error instanceof Error ? error.message : String(error)}), so it is denied (fail closed). Try again later or ask the user.`,
+            message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but the approver failed (${error instanceof Error ? error.message : String(error)}), so it is denied (fail closed). Try again later or ask the user.`,
           };
         }
         if (answer === 'aborted') return { kind: 'aborted' };
         if (answer === 'timeout') {
           return {
             kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${d.reason}), but no answer came within ${approveTimeoutMs} ms, so it is denied (fail closed). Ask the user before trying again.`,
+            message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but no answer came within ${approveTimeoutMs} ms, so it is denied (fail closed). Ask the user before trying again.`,
           };
         }
         if (answer !== null && typeof answer === 'object' && answer.kind === 'allow') {
@@ -129,7 +132,7 @@ export function createAskPerson(
               : 'no reason given';
           return {
             kind: 'deny',
-            message: `The user denied tool ${tool}: ${why}. (It was asked because ${d.reason}.) Do not retry the same call; adjust the approach or ask the user.`,
+            message: `The user denied tool ${tool}: ${why}. (It was asked because ${decision.reason}.) Do not retry the same call; adjust the approach or ask the user.`,
           };
         }
         return {
