@@ -1,3 +1,4 @@
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ToolArgs, ToolPathHint } from '@dsh-tools/protocol';
 
 /** The most path values one call may carry; past it the call is refused rather than walked. */
@@ -64,4 +65,60 @@ export function collectPathArgs(
     }
   }
   return found;
+}
+
+// What the WHATWG URL parser ignores before it reads a scheme: leading C0 controls and spaces, and
+// tabs and newlines anywhere (" fi\tle:///x" is a file: URL to it).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the parser's own rule
+const URL_IGNORED_LEADING = /^[\u0000-\u0020]+/;
+const URL_IGNORED_ANYWHERE = /[\t\n\r]/g;
+const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Why a path argument that is a `file:` URL is refused, or `undefined` when it is not one. A URL
+ * is refused rather than decoded and checked: a tool body may hand the string to `fs` (a relative
+ * path whose first directory is `file:`) or to `new URL()` / `fileURLToPath()` (an absolute path,
+ * after percent-decoding and dot removal), and no single reading would be the one the body takes.
+ * A plain path has one meaning, and the message gives it. "A file: URL" is what Node's URL parser
+ * says it is: any case, leading spaces, tabs and newlines inside the scheme, `file:x`,
+ * `file://localhost/x`; a file really named `file:x` is passed as `./file:x`.
+ */
+export function fileUrlProblem(path: string): string | undefined {
+  const stripped = path.replace(URL_IGNORED_LEADING, '').replace(URL_IGNORED_ANYWHERE, '');
+  if (!HAS_SCHEME.test(stripped) || !/^file:/i.test(stripped)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(path);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'file:') return undefined;
+  const named = 'is a file: URL, not a path';
+  const literal = 'a file really named so is passed as "./file:…"';
+  if (url.host !== '') {
+    return `${named}, and its host "${url.host}" is not this machine; pass a plain path (${literal})`;
+  }
+  let plain: string;
+  try {
+    plain = fileURLToPath(url);
+  } catch {
+    return `${named}, and it does not decode to a path (an encoded "/" or a null byte); pass a plain path (${literal})`;
+  }
+  return `${named}; pass the plain path ${JSON.stringify(plain)} instead (${literal})`;
+}
+
+/**
+ * Where a body that reads `path` as a URL relative to the cwd (`new URL(path, cwdUrl)`) would
+ * land: the URL parser decodes `%2e%2e` to `..`, takes `\` for `/`, drops tabs and newlines and
+ * the spaces and controls at either end, so `%2e%2e/x`, `..\x` or `  ../x` leave a directory that
+ * the text stays in. `undefined` when it names no local file (another scheme, a host). The sandbox
+ * checks this reading too: every reading a body might act on must be permitted.
+ */
+export function urlReading(path: string, cwd: string): string | undefined {
+  try {
+    const base = pathToFileURL(cwd.endsWith('/') ? cwd : `${cwd}/`);
+    return fileURLToPath(new URL(path, base));
+  } catch {
+    return undefined;
+  }
 }

@@ -4,9 +4,11 @@
  * escape must come back SANDBOX_VIOLATION and leave the file system untouched; the "stays inside"
  * table proves the checks are not simply refusing everything.
  */
-import { link as hardLink, mkdir, readFile, stat } from 'node:fs/promises';
+import { link as hardLink, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { defineTool } from '@dsh-tools/define-tool';
 import type { InterceptedExecution, ToolDefinition, ToolView } from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
@@ -707,6 +709,181 @@ describe('what the interceptor hands on', () => {
     );
     expect(result.error?.code).toBe('SANDBOX_VIOLATION');
     expect(result.error?.message).toContain('malformed hints.paths');
+  });
+});
+
+describe('file: URLs and URL readings of a path argument', () => {
+  /** Tool bodies that take their path argument as a URL, as some file APIs let them. */
+  const urlTools = (cwd: string) => {
+    const cwdUrl = pathToFileURL(`${cwd}/`);
+    const text = (t: string) => [{ type: 'text' as const, text: t }];
+    return [
+      defineTool({
+        name: 'url_write',
+        description: 'writeFile(new URL(path))',
+        parameters: { path: { type: 'string', required: true, path: 'write' } },
+        async execute({ path }) {
+          await writeFile(new URL(path), 'ESCAPED');
+          return text('ok');
+        },
+      }),
+      defineTool({
+        name: 'url_read',
+        description: 'readFile(fileURLToPath(path))',
+        parameters: { path: { type: 'string', required: true, path: 'read' } },
+        hints: { readOnly: true },
+        execute: async ({ path }) => text(await readFile(fileURLToPath(path), 'utf8')),
+      }),
+      defineTool({
+        name: 'rel_write',
+        description: 'writeFile(new URL(path, cwdUrl))',
+        parameters: { path: { type: 'string', required: true, path: 'write' } },
+        async execute({ path }) {
+          await writeFile(new URL(path, cwdUrl), 'ESCAPED');
+          return text('ok');
+        },
+      }),
+      defineTool({
+        name: 'rel_read',
+        description: 'readFile(new URL(path, cwdUrl))',
+        parameters: { path: { type: 'string', required: true, path: 'read' } },
+        hints: { readOnly: true },
+        execute: async ({ path }) => text(await readFile(new URL(path, cwdUrl), 'utf8')),
+      }),
+    ];
+  };
+  const registryFor = (guarded: boolean) => {
+    const registry = createToolRegistry();
+    if (guarded) {
+      registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd: tree.ws }), {
+        name: 'sandbox',
+      });
+    }
+    for (const tool of urlTools(tree.ws)) registry.register(tool);
+    return (name: string, path: string) =>
+      registry.execute({ callId: 'u', name, arguments: { path } });
+  };
+
+  // Each write lands at outside/<file> when nothing stands in the way.
+  const writes: readonly { name: string; tool: string; path: (t: Tree, file: string) => string }[] =
+    [
+      { name: 'file:///', tool: 'url_write', path: (t, f) => `file://${t.outside}/${f}` },
+      {
+        name: 'FILE:/// (any case)',
+        tool: 'url_write',
+        path: (t, f) => `FILE://${t.outside}/${f}`,
+      },
+      {
+        name: 'file://localhost/',
+        tool: 'url_write',
+        path: (t, f) => `file://localhost${t.outside}/${f}`,
+      },
+      {
+        name: 'file:/x (no authority)',
+        tool: 'url_write',
+        path: (t, f) => `file:${t.outside}/${f}`,
+      },
+      {
+        name: 'file:x (no slash at all)',
+        tool: 'url_write',
+        path: (t, f) => `file:${t.outside.slice(1)}/${f}`,
+      },
+      {
+        name: 'file: with %2e%2e',
+        tool: 'url_write',
+        path: (t, f) => `file://${t.ws}/%2e%2e/outside/${f}`,
+      },
+      {
+        name: 'file: with %2E%2E and .%2e',
+        tool: 'url_write',
+        path: (t, f) => `file://${t.ws}/sub/%2E%2E/.%2e/outside/${f}`,
+      },
+      {
+        name: 'file: with backslashes',
+        tool: 'url_write',
+        path: (t, f) => `file://${t.ws}\\sub\\..\\..\\outside/${f}`,
+      },
+      {
+        name: 'file: behind leading spaces',
+        tool: 'url_write',
+        path: (t, f) => `  file://${t.outside}/${f}`,
+      },
+      {
+        name: 'file: with a tab and a newline in the scheme',
+        tool: 'url_write',
+        path: (t, f) => `fi\tle:\n//${t.outside}/${f}`,
+      },
+      { name: 'relative %2e%2e', tool: 'rel_write', path: (_, f) => `%2e%2e/outside/${f}` },
+      { name: 'relative ..\\', tool: 'rel_write', path: (_, f) => `..\\outside\\${f}` },
+      { name: 'relative .<tab>.', tool: 'rel_write', path: (_, f) => `.\t./outside/${f}` },
+      {
+        name: 'relative ../ behind a leading space',
+        tool: 'rel_write',
+        path: (_, f) => ` ../outside/${f}`,
+      },
+      {
+        name: 'relative sub/%2e%2e/%2E%2E',
+        tool: 'rel_write',
+        path: (_, f) => `sub/%2e%2e/%2E%2E/outside/${f}`,
+      },
+    ];
+
+  it.each(writes.map((w, i) => ({ ...w, file: `url${i}.txt` })))(
+    'writes outside unguarded, and is refused guarded: $name',
+    async ({ tool, path, file }) => {
+      const target = `${tree.outside}/${file}`;
+      const unguarded = await registryFor(false)(tool, path(tree, file));
+      expect(outcome(unguarded)).toBe('ok');
+      expect(await readFile(target, 'utf8')).toBe('ESCAPED');
+      await rm(target);
+
+      const guarded = await registryFor(true)(tool, path(tree, file));
+      expect(outcome(guarded)).toBe('SANDBOX_VIOLATION');
+      expect(guarded.error?.message).toContain(`Tool "${tool}": argument "path"`);
+      await expect(stat(target)).rejects.toThrow(/ENOENT/);
+    },
+  );
+
+  it.each([
+    { name: 'file:///…/.env', tool: 'url_read', path: (t: Tree) => `file://${t.ws}/.env` },
+    {
+      name: 'file: to .env through %2e%2e',
+      tool: 'url_read',
+      path: (t: Tree) => `file://${t.ws}/sub/%2e%2e/.env`,
+    },
+    { name: 'file: with .%65nv', tool: 'url_read', path: (t: Tree) => `file://${t.ws}/.%65nv` },
+    { name: 'relative .%65nv', tool: 'rel_read', path: () => '.%65nv' },
+    { name: 'relative sub/%2e%2e/.env', tool: 'rel_read', path: () => 'sub/%2e%2e/.env' },
+  ])('reads a secret unguarded, and is refused guarded: $name', async ({ tool, path }) => {
+    const unguarded = await registryFor(false)(tool, path(tree));
+    expect(unguarded.content).toEqual([{ type: 'text', text: 'API_KEY=ws-secret-value\n' }]);
+    const guarded = await registryFor(true)(tool, path(tree));
+    expect(outcome(guarded)).toBe('SANDBOX_VIOLATION');
+    expect(JSON.stringify(guarded.content)).not.toContain('ws-secret-value');
+  });
+
+  it('refuses a file: URL naming the plain path to use instead, even one inside the root', async () => {
+    const call = registryFor(true);
+    const inside = await call('url_write', `file://${tree.ws}/sub/%2e%2e/ok.txt`);
+    expect(inside.error?.message).toBe(
+      `Tool "url_write": argument "path" = "file://${tree.ws}/sub/%2e%2e/ok.txt" may not be written: the path is a file: URL, not a path; pass the plain path "${tree.ws}/ok.txt" instead (a file really named so is passed as "./file:…"). Use a path the sandbox permits.`,
+    );
+    const host = await call('url_write', `file://evil.example${tree.outside}/h.txt`);
+    expect(host.error?.message).toContain('its host "evil.example" is not this machine');
+    const slash = await call('url_read', `file://${tree.ws}/a%2fb`);
+    expect(slash.error?.message).toContain('does not decode to a path');
+    await expect(stat(`${tree.ws}/ok.txt`)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('lets through a file really named "file:…" spelt ./file:…, and URL readings that stay inside', async () => {
+    const { call } = sandboxedRegistry({ mode: 'workspace-write', cwd: tree.ws });
+    expect(outcome(await call('write_file', { path: './file:named.txt', content: 'x' }))).toBe(
+      'ok',
+    );
+    expect(await readFile(`${tree.ws}/file:named.txt`, 'utf8')).toBe('x');
+    expect(outcome(await call('write_file', { path: '100%25 done.txt', content: 'x' }))).toBe('ok');
+    expect(outcome(await call('write_file', { path: 'sub\\x.txt', content: 'x' }))).toBe('ok');
+    expect(outcome(await call('write_file', { path: 'what?.txt', content: 'x' }))).toBe('ok');
   });
 });
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTree, type Tree } from '../test/fixtures';
 import { compileGlob, parseGlob } from './glob';
+import { fileUrlProblem, urlReading } from './path-args';
 import {
   isInside,
   lexicalAbsolute,
@@ -186,5 +187,63 @@ describe('deny globs', () => {
         },
       ),
     );
+  });
+});
+
+describe('file: URLs and the URL reading of a path', () => {
+  const seed = Number(process.env.FC_SEED ?? 21);
+  console.info(`file: URL property test: fast-check seed ${seed}`);
+
+  it('property: refused exactly when Node parses the string as a file: URL', () => {
+    const pieces = ['file', 'FiLe', 'fi', 'le', ':', '/', '//', ' ', '\t', '\n', '\u0001', 'x'];
+    const more = ['%2e', '.', '..', '\\', 'localhost', 'h', 'http', '?', '#', '%2f', '~'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces, ...more), { minLength: 1, maxLength: 8 }),
+        (parts) => {
+          const text = parts.join('');
+          let isFileUrl = false;
+          try {
+            isFileUrl = new URL(text).protocol === 'file:';
+          } catch {}
+          expect(fileUrlProblem(text) !== undefined).toBe(isFileUrl);
+        },
+      ),
+      { seed, numRuns: 3_000 },
+    );
+  });
+
+  it.each([
+    ['file:///x', 'pass the plain path "/x"'],
+    ['FILE:///x', 'pass the plain path "/x"'],
+    ['file://localhost/x', 'pass the plain path "/x"'],
+    ['file:x', 'pass the plain path "/x"'],
+    ['file:///w/%2e%2e/x', 'pass the plain path "/x"'],
+    [' \tfile:///x', 'pass the plain path "/x"'],
+    ['file://host/x', 'its host "host" is not this machine'],
+    ['file:///a%2fb', 'does not decode to a path'],
+  ])('refuses %j: %s', (text, problem) => {
+    expect(fileUrlProblem(text)).toContain(problem);
+  });
+
+  it.each(['./file:x', 'x/file:///y', 'http://h/x', 'c:\\x', 'file', '/file:/x'])(
+    'takes %j as a path',
+    (text) => {
+      expect(fileUrlProblem(text)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['%2e%2e/x', '/w/x'],
+    ['..\\x', '/w/x'],
+    ['.\t./x', '/w/x'],
+    [' ../x', '/w/x'],
+    ['.%65nv', '/w/d/.env'],
+    ['/abs', '/abs'],
+    ['plain', '/w/d/plain'],
+    ['//host/x', undefined],
+    ['http://h/x', undefined],
+  ])('reads %j as a URL relative to the cwd: %s', (text, expected) => {
+    expect(urlReading(text, '/w/d')).toBe(expected);
   });
 });

@@ -7,7 +7,7 @@ import {
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
 import { resolveSandboxOptions } from './options';
-import { collectPathArgs } from './path-args';
+import { collectPathArgs, fileUrlProblem, urlReading } from './path-args';
 import { checkAccess, type PathViolation, type PolicySnapshot, snapshotPolicy } from './policy';
 import {
   lexicalAbsolute,
@@ -60,11 +60,16 @@ function checkPathArg(
     return { arg, access, path: shown, rule: `the path ${shape}` };
   }
   const path = value as string;
+  const url = fileUrlProblem(path);
+  if (url !== undefined) return { arg, access, path, rule: `the path ${url}` };
   // Every reading a tool might act on must be permitted: the kernel's (which follows a link before
-  // its "..") and a lexically normalised one (path.resolve, which drops "link/.." first); and for a
-  // leading "~", which the kernel does not expand, a tool that expands it too.
+  // its "..") and a lexically normalised one (path.resolve, which drops "link/.." first); for a
+  // leading "~", which the kernel does not expand, a tool that expands it too; and a tool that
+  // takes the path as a URL relative to the cwd (percent-decoded, backslashes as slashes).
   const given =
     path === '~' || path.startsWith('~/') ? [path, policy.config.home + path.slice(1)] : [path];
+  const asUrl = urlReading(path, policy.config.cwd);
+  if (asUrl !== undefined) given.push(asUrl);
   const readings = [...new Set(given.flatMap((p) => [p, lexicalAbsolute(p, policy.config.cwd)]))];
   const resolved: string[] = [];
   try {
