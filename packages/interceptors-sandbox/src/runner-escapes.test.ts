@@ -9,12 +9,13 @@ import { chmod, copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promi
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  cleanUpAfterTests,
   link,
   makeTree,
-  NO_BWRAP,
-  NO_BWRAP_REASON,
+  needsBwrap,
   outcome,
   pidsWith,
+  SKIP_BWRAP,
   sandboxedRegistry,
   type Tree,
 } from '../test/fixtures';
@@ -58,6 +59,7 @@ afterAll(async () => {
   await new Promise((resolve) => unixServer?.close(resolve));
   await tree?.cleanup();
 });
+cleanUpAfterTests();
 
 const sh = (mode: 'read-only' | 'workspace-write' | 'full-access', script: string, extra = {}) =>
   createSandboxRunner({
@@ -321,52 +323,49 @@ const cases: readonly ProcessCase[] = [
   },
 ];
 
-describe.skipIf(NO_BWRAP)(
-  `process escapes under bubblewrap (${NO_BWRAP ? NO_BWRAP_REASON : 'bwrap found'})`,
-  () => {
-    it.each(cases)('blocks: $name', async (c) => {
-      const result = await sh(c.mode ?? 'workspace-write', c.script(tree));
-      expect(result.sandboxed).toBe(true);
-      await c.check(result, tree);
-    });
+describe.skipIf(SKIP_BWRAP)(needsBwrap('process escapes under bubblewrap'), () => {
+  it.each(cases)('blocks: $name', async (c) => {
+    const result = await sh(c.mode ?? 'workspace-write', c.script(tree));
+    expect(result.sandboxed).toBe(true);
+    await c.check(result, tree);
+  });
 
-    it('control: the same commands work where the mode permits them', async () => {
-      const r = await sh(
-        'workspace-write',
-        'echo ok > inside.txt && cat inside.txt && cat file.txt && pwd',
-      );
-      expect(r).toMatchObject({ exitCode: 0, signal: null, timedOut: false, truncated: false });
-      expect(r.stdout).toBe(`ok\ninside\n${tree.ws}\n`);
-      expect(await readFile(`${tree.ws}/inside.txt`, 'utf8')).toBe('ok\n');
-    });
+  it('control: the same commands work where the mode permits them', async () => {
+    const r = await sh(
+      'workspace-write',
+      'echo ok > inside.txt && cat inside.txt && cat file.txt && pwd',
+    );
+    expect(r).toMatchObject({ exitCode: 0, signal: null, timedOut: false, truncated: false });
+    expect(r.stdout).toBe(`ok\ninside\n${tree.ws}\n`);
+    expect(await readFile(`${tree.ws}/inside.txt`, 'utf8')).toBe('ok\n');
+  });
 
-    it('control: with network on, the loopback port is reachable', async () => {
-      const before = connections;
-      const r = await sh('workspace-write', `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`, {
-        network: true,
-      });
-      expect(r.stdout).toBe('hello\n');
-      expect(connections).toBe(before + 1);
-      connections = before;
+  it('control: with network on, the loopback port is reachable', async () => {
+    const before = connections;
+    const r = await sh('workspace-write', `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`, {
+      network: true,
     });
+    expect(r.stdout).toBe('hello\n');
+    expect(connections).toBe(before + 1);
+    connections = before;
+  });
 
-    it('control: with exposeRun, the /run socket is reachable', async () => {
-      const r = await sh(
-        'workspace-write',
-        `${process.execPath} -e "require('net').connect('${runSocket}').on('data',d=>process.stdout.write(d))"`,
-        { exposeRun: true },
-      );
-      expect(r.stdout).toBe('daemon\n');
-      expect(unixConnections).toBe(1);
-      unixConnections = 0;
-    });
+  it('control: with exposeRun, the /run socket is reachable', async () => {
+    const r = await sh(
+      'workspace-write',
+      `${process.execPath} -e "require('net').connect('${runSocket}').on('data',d=>process.stdout.write(d))"`,
+      { exposeRun: true },
+    );
+    expect(r.stdout).toBe('daemon\n');
+    expect(unixConnections).toBe(1);
+    unixConnections = 0;
+  });
 
-    it('control: reads outside the roots work (reads are not confined, only masked)', async () => {
-      const r = await sh('read-only', `cat ${tree.outside}/secret.txt`);
-      expect(r.stdout).toBe('outside-secret\n');
-    });
-  },
-);
+  it('control: reads outside the roots work (reads are not confined, only masked)', async () => {
+    const r = await sh('read-only', `cat ${tree.outside}/secret.txt`);
+    expect(r.stdout).toBe('outside-secret\n');
+  });
+});
 
 /** Waits (bounded) until `probe` holds; never a wall-clock assertion, only a bound on waiting. */
 async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
@@ -377,7 +376,7 @@ async function until(probe: () => Promise<boolean>, what: string): Promise<void>
   throw new Error(`gave up waiting for ${what}`);
 }
 
-describe.skipIf(NO_BWRAP)('processes do not outlive their run', () => {
+describe.skipIf(SKIP_BWRAP)(needsBwrap('processes do not outlive their run'), () => {
   /**
    * Starts two sleeps named `marker` (one in its own session, as a daemon would), building the
    * name inside the shell so that only they, and not the script's own command line, carry it.

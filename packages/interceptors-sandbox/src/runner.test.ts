@@ -4,11 +4,15 @@ import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BWRAP,
+  cleanUpAfterTests,
   exampleTools,
+  IN_CI,
   makeTree,
-  NO_BWRAP,
   NO_BWRAP_REASON,
+  needsBwrap,
   outcome,
+  SKIP_BWRAP,
   sandboxedRegistry,
   type Tree,
 } from '../test/fixtures';
@@ -26,6 +30,14 @@ beforeAll(async () => {
   tree = await makeTree();
 });
 afterAll(() => tree.cleanup());
+cleanUpAfterTests();
+
+describe('where the confinement tests run', () => {
+  // Under CI a machine without bubblewrap must not pass by skipping what it cannot run.
+  it.runIf(IN_CI)('CI=true: bubblewrap is installed', () => {
+    expect(BWRAP, NO_BWRAP_REASON).toBeDefined();
+  });
+});
 
 describe('bwrapArgs', () => {
   const plan = {
@@ -208,7 +220,7 @@ describe('findBwrap', () => {
     expect(findBwrap(path as any)).toBeUndefined();
   });
 
-  it.skipIf(NO_BWRAP)('finds the installed one, by search or by path', () => {
+  it.skipIf(SKIP_BWRAP)('finds the installed one, by search or by path', () => {
     const found = findBwrap();
     expect(found).toMatch(/\/bwrap$/);
     expect(findBwrap(found)).toBe(found);
@@ -252,117 +264,114 @@ describe('requireSandbox', () => {
   });
 });
 
-describe.skipIf(NO_BWRAP)(
-  `the runner's contract (${NO_BWRAP ? NO_BWRAP_REASON : 'bwrap found'})`,
-  () => {
-    const runner = () => createSandboxRunner({ mode: 'workspace-write', cwd: tree.ws });
+describe.skipIf(SKIP_BWRAP)(needsBwrap("the runner's contract"), () => {
+  const runner = () => createSandboxRunner({ mode: 'workspace-write', cwd: tree.ws });
 
-    it('reports exit codes, stdout and stderr apart', async () => {
-      const r = await runner().run(['sh', '-c', 'echo out; echo err >&2; exit 7']);
-      expect(r).toEqual({
-        exitCode: 7,
-        signal: null,
-        stdout: 'out\n',
-        stderr: 'err\n',
-        truncated: false,
-        timedOut: false,
-        aborted: false,
-        sandboxed: true,
-      });
+  it('reports exit codes, stdout and stderr apart', async () => {
+    const r = await runner().run(['sh', '-c', 'echo out; echo err >&2; exit 7']);
+    expect(r).toEqual({
+      exitCode: 7,
+      signal: null,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      truncated: false,
+      timedOut: false,
+      aborted: false,
+      sandboxed: true,
     });
+  });
 
-    it('feeds stdin, adds the caller env to a scrubbed one, honours cwd', async () => {
-      const r = await runner().run(
-        ['sh', '-c', 'cat; echo "$GREETING"; pwd; env | cut -d= -f1 | sort | tr "\\n" " "'],
-        {
-          stdin: 'from stdin\n',
-          env: { GREETING: 'hello' },
-          cwd: 'sub',
-        },
-      );
-      expect(r.stdout).toContain(`from stdin\nhello\n${tree.ws}/sub\n`);
-      const names = r.stdout.trim().split('\n').at(-1)!.split(' ');
-      expect(names).toContain('PATH');
-      expect(names).toContain('GREETING');
-      expect(names).not.toContain('VITEST');
-    });
+  it('feeds stdin, adds the caller env to a scrubbed one, honours cwd', async () => {
+    const r = await runner().run(
+      ['sh', '-c', 'cat; echo "$GREETING"; pwd; env | cut -d= -f1 | sort | tr "\\n" " "'],
+      {
+        stdin: 'from stdin\n',
+        env: { GREETING: 'hello' },
+        cwd: 'sub',
+      },
+    );
+    expect(r.stdout).toContain(`from stdin\nhello\n${tree.ws}/sub\n`);
+    const names = r.stdout.trim().split('\n').at(-1)!.split(' ');
+    expect(names).toContain('PATH');
+    expect(names).toContain('GREETING');
+    expect(names).not.toContain('VITEST');
+  });
 
-    it('a program that does not exist is exit code 127, not a sandbox failure', async () => {
-      const r = await runner().run(['dsh-no-such-program']);
-      expect(r.exitCode).toBe(127);
-      expect(r.stderr).toContain('dsh-no-such-program');
-    });
+  it('a program that does not exist is exit code 127, not a sandbox failure', async () => {
+    const r = await runner().run(['dsh-no-such-program']);
+    expect(r.exitCode).toBe(127);
+    expect(r.stderr).toContain('dsh-no-such-program');
+  });
 
-    it('caps output with a marker and keeps running to completion', async () => {
-      const r = await runner().run(
-        ['sh', '-c', 'head -c 100000 /dev/zero | tr "\\0" a; echo done >&2'],
-        {
-          maxOutputBytes: 1000,
-        },
-      );
-      expect(r.truncated).toBe(true);
-      expect(r.exitCode).toBe(0);
-      expect(r.stdout.startsWith('a'.repeat(1000))).toBe(true);
-      expect(r.stdout).toContain(
-        '[sandbox: output truncated, 99000 bytes past maxOutputBytes dropped]',
-      );
-      expect(r.stderr).toBe('done\n');
-    });
+  it('caps output with a marker and keeps running to completion', async () => {
+    const r = await runner().run(
+      ['sh', '-c', 'head -c 100000 /dev/zero | tr "\\0" a; echo done >&2'],
+      {
+        maxOutputBytes: 1000,
+      },
+    );
+    expect(r.truncated).toBe(true);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.startsWith('a'.repeat(1000))).toBe(true);
+    expect(r.stdout).toContain(
+      '[sandbox: output truncated, 99000 bytes past maxOutputBytes dropped]',
+    );
+    expect(r.stderr).toBe('done\n');
+  });
 
-    it('refuses a cwd the deny list hides, before running anything', async () => {
-      const error = await createSandboxRunner({
-        mode: 'workspace-write',
-        cwd: tree.ws,
-        denyRead: ['sub/**'],
-      })
-        .run(['ls'], { cwd: 'sub' })
-        .catch((e) => e);
-      expect(error).toBeInstanceOf(ToolError);
-      expect(error.code).toBe('SANDBOX_VIOLATION');
-      expect(error.message).toContain('denyRead "sub/**"');
-    });
+  it('refuses a cwd the deny list hides, before running anything', async () => {
+    const error = await createSandboxRunner({
+      mode: 'workspace-write',
+      cwd: tree.ws,
+      denyRead: ['sub/**'],
+    })
+      .run(['ls'], { cwd: 'sub' })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error.code).toBe('SANDBOX_VIOLATION');
+    expect(error.message).toContain('denyRead "sub/**"');
+  });
 
-    it('a symlink loop among the deny-list matches does not stop a run', async () => {
-      const { symlink } = await import('node:fs/promises');
-      await symlink('loop-y', `${tree.ws}/loop-x`);
-      await symlink('loop-x', `${tree.ws}/loop-y`);
-      await symlink('.env-b', `${tree.ws}/.env-a`);
-      await symlink('.env-a', `${tree.ws}/.env-b`);
-      const r = await createSandboxRunner({
-        mode: 'workspace-write',
-        cwd: tree.ws,
-        denyRead: ['loop-x', 'loop-y/**'],
-      }).run(['sh', '-c', 'echo ran']);
-      expect(r.stdout).toBe('ran\n');
-    });
+  it('a symlink loop among the deny-list matches does not stop a run', async () => {
+    const { symlink } = await import('node:fs/promises');
+    await symlink('loop-y', `${tree.ws}/loop-x`);
+    await symlink('loop-x', `${tree.ws}/loop-y`);
+    await symlink('.env-b', `${tree.ws}/.env-a`);
+    await symlink('.env-a', `${tree.ws}/.env-b`);
+    const r = await createSandboxRunner({
+      mode: 'workspace-write',
+      cwd: tree.ws,
+      denyRead: ['loop-x', 'loop-y/**'],
+    }).run(['sh', '-c', 'echo ran']);
+    expect(r.stdout).toBe('ran\n');
+  });
 
-    it('fails closed when the deny-list scan would be unbounded', async () => {
-      const error = await createSandboxRunner({
-        mode: 'workspace-write',
-        cwd: tree.ws,
-        maskScan: { maxEntries: 2 },
-      })
-        .run(['true'])
-        .catch((e) => e);
-      expect(error).toBeInstanceOf(ToolError);
-      expect(error.code).toBe('UNAVAILABLE');
-      expect(error.message).toContain('maskScan.maxEntries');
-    });
+  it('fails closed when the deny-list scan would be unbounded', async () => {
+    const error = await createSandboxRunner({
+      mode: 'workspace-write',
+      cwd: tree.ws,
+      maskScan: { maxEntries: 2 },
+    })
+      .run(['true'])
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.message).toContain('maskScan.maxEntries');
+  });
 
-    it('the bash example tool runs through the registry, confined', async () => {
-      const { call } = sandboxedRegistry({ mode: 'workspace-write', cwd: tree.ws });
-      const ok = await call('bash', { command: 'echo hi > from-bash.txt && cat from-bash.txt' });
-      expect(ok.content).toEqual([{ type: 'text', text: 'hi\nexit 0' }]);
-      const outsideWrite = await call('bash', {
-        command: `echo x > ${tree.outside}/from-bash.txt`,
-      });
-      expect(outsideWrite.structuredContent).toMatchObject({ sandboxed: true });
-      expect((outsideWrite.structuredContent as { exitCode: number }).exitCode).not.toBe(0);
+  it('the bash example tool runs through the registry, confined', async () => {
+    const { call } = sandboxedRegistry({ mode: 'workspace-write', cwd: tree.ws });
+    const ok = await call('bash', { command: 'echo hi > from-bash.txt && cat from-bash.txt' });
+    expect(ok.content).toEqual([{ type: 'text', text: 'hi\nexit 0' }]);
+    const outsideWrite = await call('bash', {
+      command: `echo x > ${tree.outside}/from-bash.txt`,
     });
+    expect(outsideWrite.structuredContent).toMatchObject({ sandboxed: true });
+    expect((outsideWrite.structuredContent as { exitCode: number }).exitCode).not.toBe(0);
+  });
 
-    it('the defaults deny what the issue lists', () => {
-      for (const glob of ['**/.env*', '~/.ssh/**', '~/.aws/**'])
-        expect(DEFAULT_DENY_READ).toContain(glob);
-    });
-  },
-);
+  it('the defaults deny what the issue lists', () => {
+    for (const glob of ['**/.env*', '~/.ssh/**', '~/.aws/**'])
+      expect(DEFAULT_DENY_READ).toContain(glob);
+  });
+});

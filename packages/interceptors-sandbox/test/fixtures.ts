@@ -1,17 +1,127 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineTool } from '@dsh-tools/define-tool';
 import { ToolError, type ToolExecutionResult } from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
+import { afterAll, afterEach } from 'vitest';
 import { findBwrap, requireSandbox, type SandboxOptions, sandboxInterceptor } from '../src/index';
 
-/** Where bubblewrap is on this machine, or `undefined`: runner tests skip only then. */
+/** Where bubblewrap is on this machine, or `undefined`. */
 export const BWRAP = findBwrap();
 export const NO_BWRAP = BWRAP === undefined;
+/** Under CI (`CI=true`) a missing bubblewrap fails the confinement tests instead of skipping them. */
+export const IN_CI = process.env.CI === 'true';
+/** Whether the tests that need bubblewrap skip: only where it is missing and this is not CI. */
+export const SKIP_BWRAP = NO_BWRAP && !IN_CI;
 export const NO_BWRAP_REASON =
   'bubblewrap (bwrap) is not installed: apt-get install bubblewrap to run the confinement tests';
+
+/**
+ * The title of a block that needs bubblewrap, saying whether and why it is skipped, so that a
+ * skipped block reads as one in the report rather than as a quiet pass.
+ */
+export const needsBwrap = (title: string): string =>
+  SKIP_BWRAP
+    ? `${title} (SKIPPED: ${NO_BWRAP_REASON}; with CI=true these fail instead)`
+    : NO_BWRAP
+      ? `${title} (bubblewrap missing and CI=true: these fail)`
+      : title;
+
+/** Every scratch tree made by this test file, removed after it even when a test failed. */
+const trees = new Set<string>();
+
+/** One line of /proc/<pid>/stat as the numbers the cleanup needs, or `undefined` once it is gone. */
+function procStat(pid: number): { ppid: number; pgrp: number; session: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z') return undefined;
+    return { ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` works in one of the trees this test file made (a run's process, surely). */
+const worksInATree = (pid: number): boolean => {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    return [...trees].some((base) => cwd === base || cwd.startsWith(`${base}/`));
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Kills whatever the runs of this test file started and left behind: the runner spawns each run
+ * detached (a session and process group of its own, a direct child of this process), so each
+ * such child's group and every process descended from it get SIGKILL; and so does any process
+ * whose working directory is in a tree {@link makeTree} made, which catches a daemon of an
+ * unconfined run that left its group and lost its parent. Children of this process that lead no
+ * session of their own (none of the runner's) are left alone. Returns the pids it killed.
+ */
+export function killLeftovers(): number[] {
+  const parents = new Map<number, number>();
+  const groups = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat === undefined) continue;
+    parents.set(Number(entry), stat.ppid);
+    groups.set(Number(entry), stat.pgrp);
+  }
+  const runs = [...parents]
+    .filter(([pid, ppid]) => ppid === process.pid && procStat(pid)?.session === pid)
+    .map(([pid]) => pid);
+  const doomed = new Set([
+    ...runs,
+    ...[...parents.keys()].filter((pid) => pid !== process.pid && worksInATree(pid)),
+  ]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (!doomed.has(pid) && (doomed.has(ppid) || runs.includes(groups.get(pid) ?? -1))) {
+        doomed.add(pid);
+        grew = true;
+      }
+    }
+  }
+  for (const pid of runs) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {}
+  }
+  for (const pid of doomed) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+  return [...doomed];
+}
+
+/**
+ * Registers the cleanup of a test file that runs commands: after each test, whatever its runs
+ * left (see {@link killLeftovers}); after the file, every tree {@link makeTree} made. Call it at
+ * the top level of the test file.
+ */
+export function cleanUpAfterTests(): void {
+  afterEach(() => gone(killLeftovers()));
+  afterAll(async () => {
+    await gone(killLeftovers());
+    for (const base of trees) await rm(base, { recursive: true, force: true });
+    trees.clear();
+  });
+}
+
+/** Waits (bounded) until every pid is gone or a zombie: a kill is delivered asynchronously. */
+async function gone(pids: readonly number[]): Promise<void> {
+  for (let i = 0; i < 250 && pids.some((pid) => procStat(pid) !== undefined); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /**
  * A scratch tree on the real file system:
@@ -36,6 +146,7 @@ export async function makeTree(): Promise<Tree> {
   // escape from the root fail for the wrong reason (the target would simply not exist inside).
   const parent = existsSync('/var/tmp') ? '/var/tmp' : tmpdir();
   const base = await realpath(await mkdtemp(`${parent}/dsh-sandbox-`));
+  trees.add(base);
   const ws = `${base}/ws`;
   const outside = `${base}/outside`;
   await mkdir(`${ws}/sub`, { recursive: true });
@@ -46,7 +157,11 @@ export async function makeTree(): Promise<Tree> {
   await writeFile(`${ws}/.env`, 'API_KEY=ws-secret-value\n');
   await writeFile(`${ws}/.git/hooks/pre-commit`, '#!/bin/sh\nexit 0\n');
   await writeFile(`${outside}/secret.txt`, 'outside-secret\n');
-  return { base, ws, outside, cleanup: () => rm(base, { recursive: true, force: true }) };
+  const cleanup = async () => {
+    trees.delete(base);
+    await rm(base, { recursive: true, force: true });
+  };
+  return { base, ws, outside, cleanup };
 }
 
 /** Creates `link` pointing at `target` (relative or absolute, dangling allowed). */
