@@ -8,8 +8,55 @@ import {
   type ToolExecutionResult,
   type ToolOutput,
 } from '@dsh-tools/protocol';
+import { createHarnessCall, type HarnessCall, harnessCallOf } from './harness-call';
 import type { HarnessToolDefinition } from './harness-contract';
 import { isPlainObject, isRecord, messageOf } from './values';
+
+/**
+ * A body's failure as one of ours, keeping what the harness reads: the message as it is (the
+ * content is `Error: <message>`, as the harness renders it), a `HarnessError`'s `{ name, code }`
+ * as the call's info (`FS_NOT_FOUND`, …), our own `ToolError` as it is.
+ */
+const harnessFailure = (call: HarnessCall, error: unknown): unknown => {
+  if (error instanceof ToolError) return error;
+  let code: unknown;
+  let name: unknown;
+  try {
+    code = isRecord(error) ? error.code : undefined;
+    name = isRecord(error) ? error.name : undefined;
+  } catch {
+    code = undefined;
+  }
+  call.info =
+    typeof code === 'string' && code !== ''
+      ? { name: typeof name === 'string' ? name : 'HarnessError', code }
+      : null;
+  return new ToolError('TOOL_ERROR', messageOf(error), { cause: error });
+};
+
+/**
+ * The execution a harness-shaped body receives: ours, plus the harness's `token`, `rootCallId`,
+ * `parent`, `deferContext` and `concludeTurn`, with a signal that aborts with ours (the caller's
+ * abort, the deadline) or with any a `tools/execute` wrapper put in place: a wrapper can only add.
+ */
+const runContext = (exec: BodyExecution, call: HarnessCall): object => {
+  const own = exec.signal;
+  const signal = call.signals.length === 0 ? own : AbortSignal.any([own, ...call.signals]);
+  const view = {
+    ...exec,
+    signal,
+    token: call.token,
+    rootCallId: call.rootCallId,
+    ...(call.parent !== undefined && { parent: call.parent }),
+    deferContext(context: unknown): void {
+      call.contexts.push(context);
+    },
+    concludeTurn(): void {
+      call.concludes = true;
+    },
+  };
+  return view;
+};
 
 /** Compiles a JSON Schema to a check that returns the first violation, or `undefined`. */
 export type SchemaCompiler = (schema: unknown) => {
@@ -154,16 +201,35 @@ export function adaptHarnessDefinition(
       : (content as readonly ContentBlock[]);
   };
 
+  const presentationMeta: unknown = output.presentationMeta;
   const isConcurrencySafe = concurrency as ((args: unknown) => unknown) | undefined;
   const adapted: ToolDefinition = {
     ...definition,
     async execute(args: unknown, exec: BodyExecution) {
-      const value: unknown = await (body as HarnessToolDefinition['execute']).call(
-        definition,
-        args,
-        exec,
-      );
-      return toContent(args, value);
+      const call = harnessCallOf(exec) ?? createHarnessCall(exec);
+      const run = runContext(exec, call);
+      call.dispatched = true;
+      let value: unknown;
+      try {
+        value = await (body as HarnessToolDefinition['execute']).call(definition, args, run);
+      } catch (error) {
+        throw harnessFailure(call, error);
+      }
+      const content = toContent(args, value);
+      call.hasValue = true;
+      const copied = copyJson(value);
+      call.value = 'json' in copied ? copied.json : undefined;
+      if (typeof presentationMeta === 'function' && call.parent === undefined) {
+        const meta = copyJson(presentationMeta.call(output, args, call.value));
+        if ('problem' in meta) {
+          throw new ToolError(
+            'INVALID_OUTPUT',
+            `tool ${label}: output.presentationMeta returned ${meta.problem}.`,
+          );
+        }
+        call.meta = meta.json;
+      }
+      return content;
     },
     ...(isConcurrencySafe && {
       hints: {

@@ -1,4 +1,5 @@
 import { type InterceptedExecution, ToolErrorCode, textContent } from '@dsh-tools/protocol';
+import { harnessCallOf } from './harness-call';
 import { isPlainObject, isRecord } from './values';
 
 /** The harness's codes that have a different name here. */
@@ -43,6 +44,13 @@ export function adoptHarnessResult(value: unknown, exec: InterceptedExecution): 
     const error: unknown = value.error;
     const failure = isRecord(error) ? error : {};
     const info: unknown = failure.info;
+    const call = harnessCallOf(exec);
+    if (call !== undefined) {
+      call.info =
+        isRecord(info) && typeof info.code === 'string' && typeof info.name === 'string'
+          ? { name: info.name, code: info.code }
+          : null;
+    }
     const message =
       typeof failure.message === 'string'
         ? failure.message

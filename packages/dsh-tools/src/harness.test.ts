@@ -414,7 +414,12 @@ describe('tools/execute wrappers returning harness-shaped results', () => {
       callId: 'c1',
       isError: true,
       content: [textContent('Error: tool timed out after 10ms')],
-      error: { code: 'TIMEOUT', message: 'tool timed out after 10ms' },
+      // Ours, and the harness's own code where the harness's loop reads it.
+      error: {
+        code: 'TIMEOUT',
+        message: 'tool timed out after 10ms',
+        info: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' },
+      },
     });
   });
 
@@ -430,7 +435,11 @@ describe('tools/execute wrappers returning harness-shaped results', () => {
         error: { message: 'm', ...(code && { info: { name: 'E', code } }) },
         content: [],
       });
-      expect(result.error, String(code)).toEqual({ code: ours, message: 'm' });
+      expect(result.error, String(code)).toEqual({
+        code: ours,
+        message: 'm',
+        ...(code && { info: { name: 'E', code } }),
+      });
       expect(result.content).toEqual([textContent('Error: m')]);
     }
   });
@@ -569,6 +578,8 @@ describe('harness-shaped definitions', () => {
       isError: false,
       content: [textContent('total: 6')],
       structuredContent: { total: 6 },
+      // The harness's canonical value, as its loop and plugins read it.
+      value: { total: 6 },
     });
     // The model sees the schema only: no output, no presenters.
     expect(root.tools.schemas()).toEqual([

@@ -1,15 +1,27 @@
 import { Context, type Hook } from '@deepseek-ai/cordis';
-import type { InterceptedExecution, Interceptor, ToolExecution } from '@dsh-tools/protocol';
+import type {
+  InterceptedExecution,
+  Interceptor,
+  ToolChangeEvent,
+  ToolExecution,
+} from '@dsh-tools/protocol';
 import {
   createToolRegistry,
   type ToolRegistry as StandaloneToolRegistry,
 } from '@dsh-tools/registry';
 import type { ChainEntry } from '@dsh-tools/waterfall';
 import { listenerTable } from './cordis-listeners';
+import { HARNESS_CALL, type HarnessCall, harnessCallOf, shapeResult } from './harness-call';
 import type { ApprovalServiceLike } from './harness-contract';
 import type { HarnessTool } from './harness-definition';
+
+const shapeResultOf = (result: Parameters<typeof shapeResult>[0], call: HarnessCall | undefined) =>
+  shapeResult(result, call, call?.full === true);
+
 import { adoptHarnessResult } from './harness-result';
+import { scopeCovers, scopeKeyOf } from './harness-scope';
 import { createPolicyInterceptor, type GuardEntry } from './policy-interceptor';
+import { createScopeLayers, type ScopeLayers } from './scope-layers';
 import type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';
 import { messageOf } from './values';
 
@@ -24,7 +36,10 @@ interface MirroredListener {
  * closures, so the hot path pays no proxy per property read.
  */
 export interface ListenerAdapter {
+  /** The global registry (the layer of unscoped registrations). */
   readonly registry: StandaloneToolRegistry;
+  /** The global registry and one per agent scope, sharing interceptors and observers. */
+  readonly layers: ScopeLayers;
   /** Brings the registry's copy of the `tools/execute` listeners up to date. */
   sync(): void;
   /** Disposes every mirrored listener. */
@@ -57,6 +72,32 @@ const CHANGE = 'tools/change';
 const SYSTEM_PROMPT_CHANGE = 'system-prompt/change';
 const NO_CHAIN: readonly ChainEntry<never, unknown>[] = Object.freeze([]);
 const NO_GUARDS: readonly GuardEntry[] = Object.freeze([]);
+/** What a restriction changes: no tool was added or removed, but what an agent sees was. */
+const NO_CHANGE: ToolChangeEvent = Object.freeze({
+  added: Object.freeze([]),
+  removed: Object.freeze([]),
+});
+
+/**
+ * The execution a harness `tools/execute` wrapper receives: ours with the harness's identity and
+ * deferral, and a `signal` it may set for what it delegates (mutable, unlike ours, which is frozen).
+ */
+const dispatchView = (
+  exec: InterceptedExecution,
+  call: HarnessCall,
+): Record<PropertyKey, unknown> => ({
+  ...exec,
+  [HARNESS_CALL]: call,
+  token: call.token,
+  rootCallId: call.rootCallId,
+  ...(call.parent !== undefined && { parent: call.parent }),
+  deferContext(context: unknown): void {
+    call.contexts.push(context);
+  },
+  concludeTurn(): void {
+    call.concludes = true;
+  },
+});
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' &&
@@ -95,20 +136,55 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
       // The reporter itself failed; there is nobody left to tell.
     }
   };
-  const registry = createToolRegistry({ ...config, onError: report });
+  const changed = (event: ToolChangeEvent): void => {
+    notify(CHANGE, [event], undefined);
+    // The system-prompt service reads the tool schemas lazily at each assembly; its change event
+    // is how a host that caches the assembled prompt learns that the next assembly differs.
+    if (ctx.get('systemPrompt') !== undefined) {
+      try {
+        (ctx as unknown as { emit(name: string): void }).emit(SYSTEM_PROMPT_CHANGE);
+      } catch (error) {
+        report(error, { kind: 'observer' });
+      }
+    }
+  };
+  const layers = createScopeLayers(
+    () => createToolRegistry({ ...config, onError: report }),
+    () => changed(NO_CHANGE),
+  );
+  const registry = layers.global;
   const listeners = listenerTable(ctx);
   // The label of this service's isolation scope: listeners of a context that isolates `tools`
   // belong to that scope's service, the selection `ctx.emit(service, event)` makes.
   const label = ctx[Context.isolate].tools;
   const visible = (hook: Hook) => hook.global || hook.ctx[Context.isolate].tools === label;
   let mirrored: readonly MirroredListener[] = [];
+  let isHarnessCall: (exec: InterceptedExecution) => boolean = () => false;
 
   const adopt = (hook: Hook): (() => void) => {
     const callback = hook.callback as Interceptor;
+    const scope = scopeKeyOf(hook.ctx);
     // A harness wrapper may return a failure in the harness's shape (no callId): adopted here,
     // before the registry checks the result, so it counts as the wrapper's own result.
     const interceptor: Interceptor = (exec, next) => {
-      const returned: unknown = callback(exec, next);
+      // An agent's listener sees that agent's calls (and its sub-agents') only.
+      if (scope !== undefined && !scopeCovers(scope, exec.agent)) return next();
+      const call = harnessCallOf(exec);
+      let returned: unknown;
+      // Ours stays frozen; the harness's view is for the calls the harness makes: those its loop
+      // schedules, and any call of a harness-shaped tool.
+      if (call === undefined || !(call.full || isHarnessCall(exec))) {
+        returned = callback(exec, next);
+      } else {
+        // The harness lets a wrapper put its own signal in place for what it delegates; here
+        // it is added to the call's (the body's signal aborts with either), never a substitute.
+        const view = dispatchView(exec, call);
+        returned = callback(view as unknown as InterceptedExecution, (changed) => {
+          const signal: unknown = view.signal;
+          if (signal !== exec.signal && signal instanceof AbortSignal) call.signals.push(signal);
+          return next(changed === undefined || (changed as unknown) === view ? undefined : changed);
+        });
+      }
       return (
         isThenable(returned)
           ? Promise.resolve(returned).then((value) => adoptHarnessResult(value, exec))
@@ -116,7 +192,7 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
       ) as ReturnType<Interceptor>;
     };
     const name = hook.ctx.fiber.name;
-    const use = () => registry.use(interceptor, { name, priority: CORDIS_PRIORITY });
+    const use = () => layers.use(interceptor, { name, priority: CORDIS_PRIORITY });
     try {
       return hook.ctx.fiber.effect(() => {
         const dispose = use();
@@ -176,43 +252,48 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     }
   };
 
-  const chain = <A extends unknown[]>(event: string): readonly ChainEntry<A, unknown>[] => {
+  /** Whether a listener or guard of `scope` (none: unscoped) applies to a call of `agent`. */
+  const covers = (scope: object | undefined, agent: unknown): boolean =>
+    scope === undefined || scopeCovers(scope, agent);
+  const chain = <A extends unknown[]>(
+    event: string,
+    exec: InterceptedExecution,
+  ): readonly ChainEntry<A, unknown>[] => {
     const table = listeners(event);
     if (table.length === 0) return NO_CHAIN as ChainEntry<A, unknown>[];
-    return table.filter(visible).map((hook) => ({
-      listener: hook.callback as ChainEntry<A, unknown>['listener'],
-      name: hook.ctx.fiber.name,
-    }));
+    return table
+      .filter((hook) => visible(hook) && covers(scopeKeyOf(hook.ctx), exec.agent))
+      .map((hook) => ({
+        listener: hook.callback as ChainEntry<A, unknown>['listener'],
+        name: hook.ctx.fiber.name,
+      }));
   };
   const guards = new Set<GuardEntry>();
   const harnessTools = new WeakMap<object, HarnessTool>();
-  registry.use(
+  const harnessToolOf = (exec: InterceptedExecution): HarnessTool | undefined => {
+    const definition = layers.resolve(exec.name, exec.agent)?.definition;
+    return definition === undefined ? undefined : harnessTools.get(definition);
+  };
+  isHarnessCall = (exec) => harnessToolOf(exec) !== undefined;
+  layers.use(
     createPolicyInterceptor({
-      pre: () => chain<[InterceptedExecution]>(PRE_EXECUTE),
-      post: () => chain(POST_EXECUTE),
-      guards: () => (guards.size === 0 ? NO_GUARDS : [...guards]),
-      approval: () => ctx.get('approval') as ApprovalServiceLike | undefined,
-      harnessTool: (name) => {
-        const definition = registry.get(name);
-        return definition === undefined ? undefined : harnessTools.get(definition);
+      pre: (exec) => chain<[InterceptedExecution]>(PRE_EXECUTE, exec),
+      post: (exec) => chain(POST_EXECUTE, exec),
+      guards: (exec) => {
+        if (guards.size === 0) return NO_GUARDS;
+        const applying = [...guards].filter((entry) => covers(entry.scope, exec.agent));
+        return applying.length === 0 ? NO_GUARDS : applying;
       },
+      approval: () => ctx.get('approval') as ApprovalServiceLike | undefined,
+      harnessTool: harnessToolOf,
     }),
     { name: 'tools/pre-execute, guards, tools/post-execute', priority: POLICY_PRIORITY },
   );
 
-  // The harness's order: the call, then its result.
-  registry.on('result', (result, exec) => notify(RESULT, [exec, result], exec));
-  registry.on('change', (event) => {
-    notify(CHANGE, [event], undefined);
-    // The system-prompt service reads the tool schemas lazily at each assembly; its change event
-    // is how a host that caches the assembled prompt learns that the next assembly differs.
-    if (ctx.get('systemPrompt') !== undefined) {
-      try {
-        (ctx as unknown as { emit(name: string): void }).emit(SYSTEM_PROMPT_CHANGE);
-      } catch (error) {
-        report(error, { kind: 'observer' });
-      }
-    }
-  });
-  return { registry, sync, unmirror, guards, harnessTools };
+  // The harness's order: the call, then its result (with the harness's fields on ours).
+  layers.on('result', (result, exec) =>
+    notify(RESULT, [exec, shapeResultOf(result, harnessCallOf(exec))], exec),
+  );
+  layers.on('change', changed);
+  return { registry, layers, sync, unmirror, guards, harnessTools };
 }

@@ -8,8 +8,10 @@ import {
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
 import { type ChainEntry, runChain, WaterfallError } from '@dsh-tools/waterfall';
+import { harnessCallOf } from './harness-call';
 import type { ApprovalServiceLike, ToolGuard } from './harness-contract';
 import type { HarnessTool } from './harness-definition';
+import { stageOf } from './harness-scheduler';
 import { isRecord, messageOf } from './values';
 
 type PreArgs = [InterceptedExecution];
@@ -19,19 +21,22 @@ type PostArgs = [InterceptedExecution, ToolExecutionResult];
 export interface GuardEntry {
   readonly guard: ToolGuard;
   readonly name: string;
+  /** The agent scope it was added in; it then guards that agent's calls only. */
+  readonly scope?: object;
 }
 
 /** Where the policy stage finds what it runs; read once per call. */
 export interface PolicySources {
-  /** The `tools/pre-execute` listeners, outermost first. */
-  pre(): readonly ChainEntry<PreArgs, unknown>[];
-  /** The `tools/post-execute` listeners, outermost first. */
-  post(): readonly ChainEntry<PostArgs, unknown>[];
-  guards(): readonly GuardEntry[];
+  /** The `tools/pre-execute` listeners that see this call (its agent's scope), outermost first. */
+  pre(exec: InterceptedExecution): readonly ChainEntry<PreArgs, unknown>[];
+  /** The `tools/post-execute` listeners that see this call, outermost first. */
+  post(exec: InterceptedExecution): readonly ChainEntry<PostArgs, unknown>[];
+  /** The guards that apply to this call: every unscoped one, and its agent's. */
+  guards(exec: InterceptedExecution): readonly GuardEntry[];
   /** `ctx.approval`, when an approval service is loaded. */
   approval(): ApprovalServiceLike | undefined;
-  /** The harness-shaped tool registered under a name, if it is one. */
-  harnessTool(name: string): HarnessTool | undefined;
+  /** The harness-shaped tool this call runs, if it is one. */
+  harnessTool(exec: InterceptedExecution): HarnessTool | undefined;
 }
 
 const ALLOW = Object.freeze({ kind: 'allow' });
@@ -137,7 +142,7 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
         `tool "${exec.name}": ${who} returned ${describe(decision)}, which is not a decision ({ kind: 'allow' | 'deny' | 'ask' }); the call did not run. Fix or unload that plugin.`,
       );
     }
-    for (const { guard, name } of sources.guards()) {
+    for (const { guard, name } of sources.guards(exec)) {
       let verdict: unknown;
       try {
         verdict = guard(exec);
@@ -223,8 +228,9 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
     result: ToolExecutionResult,
     tool: HarnessTool | undefined,
   ): Promise<ToolExecutionResult> => {
-    const chain = sources.post();
+    const chain = sources.post(exec);
     if (chain.length === 0) return result;
+    const call = harnessCallOf(exec);
     const decided: { by?: string } = {};
     let decision: unknown;
     try {
@@ -244,7 +250,15 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
         `tool "${exec.name}": ${who} ${what}; its result was withheld. Fix or unload that plugin.`,
       );
     if (!isRecord(decision)) return misuse(`returned ${describe(decision)}, not a decision`);
+    const contexts: unknown = decision.additionalContexts;
+    if (call !== undefined && Array.isArray(contexts) && contexts.length > 0) {
+      call.decisionContexts = [...contexts];
+    }
     if (decision.kind === 'block') {
+      if (call !== undefined) {
+        call.blocked = true;
+        call.policyFailure = true;
+      }
       const feedback = decision.feedback;
       const blocks: readonly unknown[] = Array.isArray(feedback) ? feedback : [];
       const text = blocks
@@ -276,6 +290,10 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
       }
       try {
         const rendered = tool.render(exec.arguments, value);
+        if (call !== undefined) {
+          call.value = value;
+          call.hasValue = true;
+        }
         return 'content' in rendered
           ? { callId: exec.callId, isError: false, ...rendered }
           : { callId: exec.callId, isError: false, content: rendered };
@@ -317,20 +335,38 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
   };
 
   return function harnessPolicy(exec, next) {
-    const tool = sources.harnessTool(exec.name);
+    const tool = sources.harnessTool(exec);
+    const call = harnessCallOf(exec);
+    const stage = stageOf(call);
     // Read once here and handed to admit (which ran its own read a moment later before).
-    const pre = sources.pre();
+    const pre = sources.pre(exec);
     if (
+      stage === undefined &&
       tool?.finalizeContent === undefined &&
       pre.length === 0 &&
-      sources.post().length === 0 &&
-      sources.guards().length === 0
+      sources.post(exec).length === 0 &&
+      sources.guards(exec).length === 0
     ) {
+      if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
       return next();
     }
     return (async () => {
       const refused = await admit(exec, pre);
-      const result = refused ?? (await review(exec, await next(), tool));
+      if (refused !== undefined && call !== undefined) call.policyFailure = true;
+      // Scheduled by the harness's loop: the policy steps so far ran in model order; the loop
+      // says when the body may start, and when this call's turn to be finalized has come.
+      stage?.prepared.resolve(
+        refused === undefined ? { kind: 'dispatch' } : { kind: 'held', result: refused },
+      );
+      let result = refused;
+      if (result === undefined) {
+        if (stage !== undefined) await stage.dispatchGate.promise;
+        if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
+        result = await next();
+        stage?.dispatched.resolve(result);
+      }
+      if (stage !== undefined) await stage.finalizeGate.promise;
+      if (refused === undefined) result = await review(exec, result, tool);
       return finalize(exec, result, tool);
     })();
   };

@@ -26,9 +26,27 @@ import {
   isHarnessDefinition,
   type SchemaCompiler,
 } from './harness-definition';
+import {
+  createScheduler,
+  TOOL_RUNTIME_SCHEDULER,
+  type ToolExecutionMode,
+  type ToolRuntimeScheduler,
+} from './harness-scheduler';
+import { scopeKeyOf } from './harness-scope';
+import {
+  checkRestriction,
+  modeOf,
+  runCall,
+  runTurn,
+  schemasFor,
+  type ToolPresentationMode,
+  unsupportedMode,
+} from './harness-service';
 import { nameLabel } from './label';
 import { createListenerAdapter, type ListenerAdapter } from './listener-adapter';
+import type { ToolRestriction } from './scope-layers';
 import type { SystemPromptLike, ToolRegistryConfig } from './types';
+import { isRecord } from './values';
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -92,23 +110,45 @@ declare module '@deepseek-ai/cordis' {
 const compileOutput: SchemaCompiler = (schema) => compileSchema(schema);
 
 export class ToolRegistry extends Service implements StandaloneToolRegistry {
-  /** The standalone registry and its link to cordis's listener table. */
+  /**
+   * The staged pipeline the DeepSeek Harness's agent loop drives (`prepare`, `dispatch`,
+   * `finalize`, `finish`): policy in model order, bodies overlapping. Not for plugins: they call
+   * `execute`.
+   */
+  readonly [TOOL_RUNTIME_SCHEDULER]: ToolRuntimeScheduler;
+  /** The standalone registries and their link to cordis's listener table. */
   private readonly adapter: ListenerAdapter;
-  /** Which plugin registered each tool, for the message of a duplicate. */
-  private readonly owners: Map<string, { readonly plugin: string }>;
+  /** Which plugin registered each tool, per layer, for the message of a duplicate. */
+  private readonly owners: WeakMap<object, Map<string, { readonly plugin: string }>>;
+  /** The presentation each agent scope declared with `presentAs`. */
+  private readonly modes: Map<object, ToolPresentationMode>;
 
   constructor(ctx: Context, config: ToolRegistryConfig = {}) {
     super(ctx, 'tools');
-    const adapter = createListenerAdapter(ctx, config);
+    const { schedulerKey, mode = 'native', ...options } = config;
+    const adapter = createListenerAdapter(ctx, options);
     this.adapter = adapter;
-    this.owners = new Map();
+    this.owners = new WeakMap();
+    const modes = new Map<object, ToolPresentationMode>();
+    this.modes = modes;
+    const scheduler = createScheduler({ run: (exec) => runCall(adapter, exec) });
+    this[TOOL_RUNTIME_SCHEDULER] = scheduler;
+    // `@deepseek-ai/dsh-tools` installed beside this package: its loop reads its own symbol.
+    if (typeof schedulerKey === 'symbol') {
+      Object.defineProperty(this, schedulerKey, { value: scheduler, enumerable: false });
+    }
     // When the service goes, so do the interceptors it mirrored into other plugins' fibers.
     ctx.effect(() => () => adapter.unmirror(), 'ctx.tools: tools/execute mirror');
     // A child fiber that exists while a system-prompt service does: it follows that service when
     // it is loaded late or replaced, and the provider is evaluated at every assembly.
     ctx.inject(['systemPrompt'], (inner) => {
       const systemPrompt = inner.get('systemPrompt') as SystemPromptLike | undefined;
-      systemPrompt?.tools(() => ({ schemas: adapter.registry.schemas() }));
+      systemPrompt?.tools((context) => {
+        const scope = isRecord(context) ? context.scope : undefined;
+        const shown = (isRecord(scope) && modes.get(scope)) || mode;
+        if (shown !== 'native') throw unsupportedMode(shown, inner.get('codeRuntime'));
+        return { schemas: schemasFor(adapter, scope) };
+      });
     });
   }
 
@@ -124,12 +164,19 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
   register(definition: HarnessToolDefinition): () => void;
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
   register(definition: ToolDefinition<any> | HarnessToolDefinition): () => void {
-    const { registry, harnessTools } = this.adapter;
-    const owners = this.owners;
+    const { layers, harnessTools } = this.adapter;
     const ctx = this.ctx;
     const plugin = ctx.fiber.name;
+    const scope = scopeKeyOf(ctx);
+    const allOwners = this.owners;
     return ctx.effect(
       () => {
+        const registry = scope === undefined ? layers.global : layers.layer(scope);
+        let owners = allOwners.get(registry);
+        if (owners === undefined) {
+          owners = new Map();
+          allOwners.set(registry, owners);
+        }
         let registered: ToolDefinition = definition as ToolDefinition;
         let harness: ReturnType<typeof adaptHarnessDefinition>['tool'] | undefined;
         if (isHarnessDefinition(definition)) {
@@ -143,6 +190,7 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
         try {
           dispose = registry.register(registered);
         } catch (error) {
+          if (scope !== undefined) layers.release(scope);
           const holder = typeof name === 'string' ? owners.get(name) : undefined;
           if (holder === undefined || !registry.has(name)) throw error;
           throw new Error(
@@ -154,8 +202,9 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
         owners.set(name, owner);
         if (harness) harnessTools.set(registered, harness);
         return () => {
-          if (owners.get(name) === owner) owners.delete(name);
+          if (owners?.get(name) === owner) owners.delete(name);
           dispose();
+          if (scope !== undefined) layers.release(scope);
         };
       },
       `ctx.tools.register(${nameLabel(definition)})`,
@@ -176,16 +225,21 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     }
     const { guards } = this.adapter;
     const ctx = this.ctx;
-    const entry = { guard, name: ctx.fiber.name };
+    const scope = scopeKeyOf(ctx);
+    const entry = { guard, name: ctx.fiber.name, ...(scope !== undefined && { scope }) };
     return ctx.effect(() => {
       guards.add(entry);
       return () => guards.delete(entry);
     }, 'ctx.tools.guard()');
   }
 
-  /** The definition registered under `name`, if any. */
-  get(name: string): ToolDefinition | undefined {
-    return this.adapter.registry.get(name);
+  /**
+   * The definition registered under `name`, if any; with a scope (the harness passes the calling
+   * agent), the one that agent sees: its own, else an inherited one its restrictions leave.
+   */
+  get(name: string, scope?: unknown): ToolDefinition | undefined {
+    const { layers } = this.adapter;
+    return scope === undefined ? layers.global.get(name) : layers.resolve(name, scope)?.definition;
   }
 
   /** Whether a tool of that name is registered. */
@@ -193,19 +247,23 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     return this.adapter.registry.has(name);
   }
 
-  /** What the model sees, in registration order (frozen, cached). */
-  schemas(): readonly ToolSchema[] {
-    return this.adapter.registry.schemas();
+  /**
+   * What the model sees, in registration order (frozen, cached); with a scope (an agent), what
+   * that agent's model sees.
+   */
+  schemas(scope?: unknown): readonly ToolSchema[] {
+    return schemasFor(this.adapter, scope);
   }
 
   /**
    * Runs one call through the `tools/execute` listeners (those registered when it starts) and
-   * every `use()` interceptor. Never throws or rejects: every outcome is a result.
+   * every `use()` interceptor, on the tool its agent sees (`UNKNOWN_TOOL` for a tool of another
+   * agent's scope). Never throws or rejects: every outcome is a result, with the harness's fields
+   * (`error.info`, `value`, `meta`, `additionalContexts`, `concludesTurn`: `HarnessShapedResult`)
+   * beside ours.
    */
   execute(exec: ToolExecution): Promise<ToolExecutionResult> {
-    const adapter = this.adapter;
-    adapter.sync();
-    return adapter.registry.execute(exec);
+    return runCall(this.adapter, exec);
   }
 
   /** Runs a model turn's calls: safe calls overlap (bounded), results come back in call order. */
@@ -214,8 +272,61 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     options?: ExecuteAllOptions,
   ): Promise<ToolExecutionResult[]> {
     const adapter = this.adapter;
-    adapter.sync();
-    return adapter.registry.executeAll(execs, options);
+    return runTurn(adapter, execs, (calls) => adapter.registry.executeAll(calls, options));
+  }
+
+  /**
+   * Whether a call may overlap its neighbours, as the harness's agent loop asks before each:
+   * `parallel` only for a tool the caller sees whose hint (or classifier, on these arguments)
+   * says it is concurrency-safe; `exclusive` otherwise, unknown tools included.
+   */
+  executionMode(exec: unknown): ToolExecutionMode {
+    return modeOf(this.adapter, exec);
+  }
+
+  /**
+   * Hides inherited tools from the calling agent's scope (and the agents under it) for as long
+   * as the calling plugin lives: `allow` keeps only those, `deny` removes those. Restrictions
+   * intersect; the agent's own registrations stay visible. Throws outside an agent scope, on an
+   * empty filter, and on a name the agent does not inherit.
+   */
+  restrict(filter: ToolRestriction): () => void {
+    const adapter = this.adapter;
+    const ctx = this.ctx;
+    const scope = scopeKeyOf(ctx);
+    checkRestriction(adapter, scope, filter);
+    return ctx.effect(
+      () => adapter.layers.restrict(scope as object, filter),
+      'ctx.tools.restrict()',
+    );
+  }
+
+  /**
+   * Declares how the calling agent's model is shown its tools, for as long as the calling plugin
+   * lives. `native` is what this service implements; Code Mode (`code`, `both`) fails loudly at
+   * the agent's next prompt assembly. Throws outside an agent scope or on a second declaration.
+   */
+  presentAs(mode: ToolPresentationMode): () => void {
+    const modes = this.modes;
+    const ctx = this.ctx;
+    const scope = scopeKeyOf(ctx);
+    if (scope === undefined) {
+      throw new Error(
+        "ctx.tools.presentAs() requires an agent scope (agent.ctx); the presentation of every agent is the service's `mode` option.",
+      );
+    }
+    return ctx.effect(() => {
+      const declared = modes.get(scope);
+      if (declared !== undefined) {
+        throw new Error(
+          `ctx.tools.presentAs("${mode}") conflicts with "${declared}" already declared for this agent; one agent has one presentation.`,
+        );
+      }
+      modes.set(scope, mode);
+      return () => {
+        if (modes.get(scope) === mode) modes.delete(scope);
+      };
+    }, 'ctx.tools.presentAs()');
   }
 
   /**
@@ -224,13 +335,13 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
    * interceptor of priority 0 or less, inside every higher one.
    */
   use(interceptor: Interceptor, options: InterceptorOptions = {}): () => void {
-    const { registry } = this.adapter;
+    const { layers } = this.adapter;
     const ctx = this.ctx;
     const name =
       options.name ??
       (typeof interceptor === 'function' && interceptor.name ? interceptor.name : ctx.fiber.name);
     return ctx.effect(
-      () => registry.use(interceptor, { ...options, name }),
+      () => layers.use(interceptor, { ...options, name }),
       `ctx.tools.use(${JSON.stringify(name)})`,
     );
   }
@@ -242,9 +353,9 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     listener: (result: ToolExecutionResult, exec: ToolExecution) => void,
   ): () => void;
   on(event: 'change' | 'result', listener: (...args: never[]) => void): () => void {
-    const registry = this.adapter.registry as unknown as {
+    const layers = this.adapter.layers as unknown as {
       on(event: string, listener: (...args: never[]) => void): () => void;
     };
-    return this.ctx.effect(() => registry.on(event, listener), `ctx.tools.on(${event})`);
+    return this.ctx.effect(() => layers.on(event, listener), `ctx.tools.on(${event})`);
   }
 }

@@ -16,9 +16,20 @@ export interface CordisRegistryErrorInfo extends RegistryErrorInfo {
  */
 export interface ToolRegistryConfig extends Omit<ToolRegistryOptions, 'onError'> {
   readonly onError?: (error: unknown, info: CordisRegistryErrorInfo) => void;
+  /**
+   * How the model is shown the tools, as the DeepSeek Harness's `mode`: only `native` (the
+   * default) is implemented; `code` and `both` fail loudly at the first prompt assembly.
+   */
+  readonly mode?: 'native' | 'code' | 'both';
+  /**
+   * Another key to expose the harness scheduler under: `TOOL_RUNTIME_SCHEDULER` of
+   * `@deepseek-ai/dsh-tools` when that package stays installed beside this one (its agent loop
+   * reads its own symbol). Not needed when this package stands in for it.
+   */
+  readonly schedulerKey?: symbol;
 }
 
 /** The part of `ctx.systemPrompt` the service uses; typed here so cordis apps without it compile. */
 export interface SystemPromptLike {
-  tools(provider: () => { readonly schemas: readonly ToolSchema[] }): () => void;
+  tools(provider: (context?: unknown) => { readonly schemas: readonly ToolSchema[] }): () => void;
 }

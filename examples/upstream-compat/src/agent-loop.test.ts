@@ -1,0 +1,125 @@
+/**
+ * The real agent loop on both tools services: the same script (parallel reads, an edit, a denied
+ * shell command, an approved write, a failing read, a read-only sub-agent, the goal tools, a
+ * repeated call the reminder notices, a tool that defers context), the same plugins. The
+ * transcripts are compared whole; each difference is asserted where it is, named in the
+ * dsh-tools README's compatibility table, and then taken out, so that anything else that differs
+ * fails the comparison.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Recorded, runScript, type Transcript } from '../test/agent-loop';
+
+let upstream: Transcript;
+let ours: Transcript;
+
+beforeAll(async () => {
+  upstream = await runScript('upstream');
+  ours = await runScript('ours');
+}, 60_000);
+
+/** The text the model was shown for one call's result. */
+const resultText = (t: Transcript, callId: string, events: readonly Recorded[] = t.events) => {
+  const event = events.find(
+    (e) =>
+      e.type === 'tool/result' &&
+      (e.data as { message: { source: { callId: string } } }).message.source.callId === callId,
+  );
+  const data = event?.data as
+    | { message: { content: { content: { text: string }[] }[] }; error?: unknown; meta?: unknown }
+    | undefined;
+  return {
+    text: data?.message.content[0]?.content[0]?.text,
+    error: data?.error,
+    meta: data?.meta,
+  };
+};
+
+describe('the agent loop on both tools services', () => {
+  it('runs the whole script on ours: every call dispatched, results in model order', () => {
+    const types = (t: Transcript) => t.events.map((e) => e.type);
+    expect(types(ours)).toEqual(types(upstream));
+    const calls = ours.events.filter((e) => e.type === 'tool/call').map((e) => e.data);
+    const results = ours.results.map(
+      (r) => (r as { message: { source: { callId: string } } }).message.source.callId,
+    );
+    expect(calls.map((c) => (c as { callId: string }).callId)).toEqual(results);
+    expect(results).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'p10', 'p11']);
+    expect(ours.events.at(-1)).toEqual({
+      type: 'turn/end',
+      data: { turn: 1, reason: { kind: 'completed' } },
+    });
+  });
+
+  it('leaves the same files, and asks about the same top-level write', () => {
+    expect(ours.files).toEqual({
+      'a.txt': 'ONE\ntwo\n',
+      'b.txt': 'bee\n',
+      'c.txt': 'approved\n',
+      'd.txt': null,
+    });
+    expect(ours.files).toEqual(upstream.files);
+    expect(ours.asked[0]).toBe('write:p5');
+  });
+
+  it('records the same codes, meta and contexts', () => {
+    // A HarnessError's code, the presentation meta of the fs tools, the deferred note, the reminder.
+    expect(resultText(ours, 'p6').error).toEqual({ name: 'FsError', code: 'FS_NOT_FOUND' });
+    expect(resultText(ours, 'p6')).toEqual(resultText(upstream, 'p6'));
+    expect(resultText(ours, 'p1').meta).toMatchObject({ totalLines: 2 });
+    expect(resultText(ours, 'p3').meta).toEqual(resultText(upstream, 'p3').meta);
+    const contexts = (t: Transcript) =>
+      t.events
+        .filter((e) => e.type === 'user/message')
+        .map((e) => (e.data as { content: { text: string }[] }).content[0]?.text);
+    expect(contexts(ours)).toContain('note: remember the goal');
+    expect(contexts(ours).length).toBeGreaterThan(2);
+    expect(contexts(ours)).toEqual(contexts(upstream));
+  });
+
+  it('shows the sub-agent only the tools it was given, and refuses the others', () => {
+    expect(ours.offered.at(-1)).toEqual(['read']);
+    expect(ours.offered).toEqual(upstream.offered);
+    expect(resultText(ours, 'c2', ours.child).error).toEqual({
+      name: 'ToolNotFoundError',
+      code: 'UNKNOWN_TOOL',
+    });
+    expect(resultText(ours, 'c1', ours.child)).toEqual(resultText(upstream, 'c1', upstream.child));
+  });
+
+  it('differs only where documented', () => {
+    // 1. A denial names the plugin that decided (ours) where the harness shows the reason alone.
+    expect(resultText(upstream, 'p4').text).toBe('Error: no shell in this session');
+    expect(resultText(ours, 'p4').text).toBe(
+      'Error: tool "bash" was denied by plugin "scenario" (tools/pre-execute): no shell in this session',
+    );
+    // 2. A tool the agent cannot see is refused before any policy (ours): nobody is asked about
+    //    it. The harness runs the policies first, asks, and then finds no tool.
+    expect(upstream.asked).toEqual(['write:p5', 'write:c2']);
+    expect(ours.asked).toEqual(['write:p5']);
+    const approvals = (t: Transcript) => t.child.filter((e) => e.type.startsWith('approval/'));
+    expect(approvals(upstream).map((e) => e.type)).toEqual(['approval/asked', 'approval/decided']);
+    expect(approvals(ours)).toEqual([]);
+    // 3. The refusal's wording.
+    expect(resultText(upstream, 'c2', upstream.child).text).toBe('Error: unknown tool "write"');
+    expect(resultText(ours, 'c2', ours.child).text).toMatch(/^Error: Unknown tool "write"/);
+
+    // Everything else is identical.
+    const patch = (t: Transcript, from: Transcript): Transcript =>
+      JSON.parse(
+        JSON.stringify({
+          ...t,
+          asked: from.asked,
+          child: t.child.filter((e) => !e.type.startsWith('approval/')),
+        })
+          .replaceAll(
+            JSON.stringify(resultText(t, 'p4').text).slice(1, -1),
+            JSON.stringify(resultText(from, 'p4').text).slice(1, -1),
+          )
+          .replaceAll(
+            JSON.stringify(resultText(t, 'c2', t.child).text).slice(1, -1),
+            JSON.stringify(resultText(from, 'c2', from.child).text).slice(1, -1),
+          ),
+      );
+    expect(patch(ours, upstream)).toEqual(patch(upstream, upstream));
+  });
+});
