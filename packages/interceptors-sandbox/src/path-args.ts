@@ -67,13 +67,6 @@ export function collectPathArgs(
   return found;
 }
 
-// What the WHATWG URL parser ignores before it reads a scheme: leading C0 controls and spaces, and
-// tabs and newlines anywhere (" fi\tle:///x" is a file: URL to it).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the parser's own rule
-const URL_IGNORED_LEADING = /^[\u0000-\u0020]+/;
-const URL_IGNORED_ANYWHERE = /[\t\n\r]/g;
-const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
 /**
  * Why a path argument that is a `file:` URL is refused, or `undefined` when it is not one. A URL
  * is refused rather than decoded and checked: a tool body may hand the string to `fs` (a relative
@@ -84,14 +77,9 @@ const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * `file://localhost/x`; a file really named `file:x` is passed as `./file:x`.
  */
 export function fileUrlProblem(path: string): string | undefined {
-  const stripped = path.replace(URL_IGNORED_LEADING, '').replace(URL_IGNORED_ANYWHERE, '');
-  if (!HAS_SCHEME.test(stripped) || !/^file:/i.test(stripped)) return undefined;
-  let url: URL;
-  try {
-    url = new URL(path);
-  } catch {
-    return undefined;
-  }
+  // Node's own parser decides: whatever new URL(path) takes for a file: URL, a body could too.
+  if (!URL.canParse(path)) return undefined;
+  const url = new URL(path);
   if (url.protocol !== 'file:') return undefined;
   const named = 'is a file: URL, not a path';
   const literal = 'a file really named so is passed as "./file:…"';
@@ -102,7 +90,7 @@ export function fileUrlProblem(path: string): string | undefined {
   try {
     plain = fileURLToPath(url);
   } catch {
-    return `${named}, and it does not decode to a path (an encoded "/" or a null byte); pass a plain path (${literal})`;
+    return `${named}, and it does not decode to a path (an encoded "/"); pass a plain path (${literal})`;
   }
   return `${named}; pass the plain path ${JSON.stringify(plain)} instead (${literal})`;
 }

@@ -41,6 +41,10 @@ beforeAll(async () => {
 });
 afterAll(() => tree.cleanup());
 
+// The property test runs on a fixed seed (FC_SEED=<n> explores others); a failure names the seed.
+const seed = Number(process.env.FC_SEED ?? 7);
+console.info(`path-escapes property test: fast-check seed ${seed}`);
+
 interface EscapeCase {
   readonly name: string;
   readonly tool: 'read_file' | 'write_file';
@@ -887,6 +891,49 @@ describe('file: URLs and URL readings of a path argument', () => {
   });
 });
 
+describe('which values hints.paths point at', () => {
+  const interceptor = sandboxInterceptor({ mode: 'workspace-write', cwd: '/var/tmp' });
+  const run = (paths: unknown, args: Record<string, unknown>) =>
+    interceptor(
+      {
+        callId: 'x',
+        name: 't',
+        arguments: args,
+        tool: { hints: { paths } } as unknown as ToolView,
+      },
+      async () => ({ callId: 'x', content: [], isError: false }),
+    );
+
+  it.each([
+    ['null', [null]],
+    ['undefined', [undefined]],
+    ['a number arg', [{ arg: 5, access: 'read' }]],
+    ['no access', [{ arg: 'p' }]],
+    ['a long one, shown cut to 100 characters', [{ arg: 'p'.repeat(300), access: 'x' }]],
+  ])('refuses a malformed entry: %s', async (_, paths) => {
+    const result = await run(paths, { p: 'file.txt' });
+    expect(result.error?.code).toBe('SANDBOX_VIOLATION');
+    expect(result.error?.message).toContain('a malformed hints.paths entry (');
+    expect(result.error?.message).not.toContain('p'.repeat(101));
+  });
+
+  it.each([
+    ['an absent argument', { arg: 'p', access: 'write' }, {}],
+    ['an argument present but undefined', { arg: 'p', access: 'write' }, { p: undefined }],
+    ['a null container', { arg: 'files.*', access: 'write' }, { files: null }],
+    ['a null container on the way', { arg: 'a.b', access: 'write' }, { a: null }],
+    ['a name only the prototype has', { arg: 'constructor', access: 'write' }, {}],
+    ['a nested name only the prototype has', { arg: 'a.toString', access: 'write' }, { a: {} }],
+  ])('checks nothing for %s, and lets the call on', async (_, hint, args) => {
+    expect((await run([hint], args)).isError).toBe(false);
+  });
+
+  it('a value that is there is checked, however it got there', async () => {
+    const result = await run([{ arg: 'a.b', access: 'write' }], { a: { b: '/etc/x' } });
+    expect(result.error?.message).toContain('argument "a.b" = "/etc/x"');
+  });
+});
+
 describe('the file system stays as it was', () => {
   it('no escape wrote anything outside the root', async () => {
     const { readdir } = await import('node:fs/promises');
@@ -937,7 +984,7 @@ describe('property: whatever the path, an allowed write lands inside the root', 
             }
           },
         ),
-        { numRuns: 200 },
+        { seed, numRuns: 200 },
       );
       expect((await readdir(t.outside)).sort()).toEqual(['dir', 'secret.txt']);
       expect(await readdir(`${t.outside}/dir`)).toEqual([]);

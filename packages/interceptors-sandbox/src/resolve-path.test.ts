@@ -27,6 +27,10 @@ beforeAll(async () => {
 });
 afterAll(() => tree.cleanup());
 
+// Property tests run on a fixed seed (FC_SEED=<n> explores others); a failure names the seed.
+const seed = Number(process.env.FC_SEED ?? 21);
+console.info(`resolve-path property tests: fast-check seed ${seed}`);
+
 describe('resolveLikeKernel', () => {
   it('agrees with realpath(3) on every existing path built from links, .. and .', async () => {
     // Components that exist in the tree; any sequence of them that exists must resolve exactly
@@ -44,7 +48,7 @@ describe('resolveLikeKernel', () => {
         expect(await resolveLikeKernel(`${tree.ws}/${path}`, '/')).toBe(expected);
         if (!path.startsWith('/')) expect(await resolveLikeKernel(path, tree.ws)).toBe(expected);
       }),
-      { numRuns: 300 },
+      { seed, numRuns: 300 },
     );
   });
 
@@ -127,6 +131,7 @@ describe('lexicalAbsolute and isInside', () => {
           expect(out).not.toMatch(/\/\.(\/|$)|\/\//);
         },
       ),
+      { seed },
     );
   });
 });
@@ -186,14 +191,12 @@ describe('deny globs', () => {
           expect(re.test(`${path}/x`)).toBe(false);
         },
       ),
+      { seed },
     );
   });
 });
 
 describe('file: URLs and the URL reading of a path', () => {
-  const seed = Number(process.env.FC_SEED ?? 21);
-  console.info(`file: URL property test: fast-check seed ${seed}`);
-
   it('property: refused exactly when Node parses the string as a file: URL', () => {
     const pieces = ['file', 'FiLe', 'fi', 'le', ':', '/', '//', ' ', '\t', '\n', '\u0001', 'x'];
     const more = ['%2e', '.', '..', '\\', 'localhost', 'h', 'http', '?', '#', '%2f', '~'];
