@@ -294,7 +294,7 @@ export const BENIGN: readonly (readonly [name: string, command: string])[] = [
   ['stderr to stdout', 'npm test 2>&1 | tail -20'],
   ['to /dev/null', 'npm test > /dev/null'],
   ['or echo', 'npm test || echo failed'],
-  ['env prefix', 'FOO=1 npm test'],
+  ['env prefix', 'NODE_ENV=test CI=1 npm test'],
   ['timeout wrapper', 'timeout 60 npm test'],
   ['xargs allowed', "find src -name '*.ts' | xargs echo"],
   ['comment', 'npm test # run the tests'],

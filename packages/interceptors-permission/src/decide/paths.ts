@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import type { ToolView } from '@dsh-tools/protocol';
 import type { ShellWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
@@ -20,6 +20,8 @@ const lexicalPath = (value: string, cwd: string, home: string): ResolvedPath => 
   const lexical = resolvePath(cwd, expandHome(value, home));
   return { lexical, real: lexical };
 };
+
+const exists = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
 
 const isDirectory = (path: string): boolean => {
   try {
@@ -178,7 +180,9 @@ export function shellOperand(
     const part = judgePath(trail, access, path, subject, false);
     if (part.severity === 'deny') return part;
     if (part.severity === 'ask' && !worst) worst = part;
-    if (recursive && isDirectory(path.real)) {
+    // A directory read with what is inside; a path that does not exist (a pathspec of history)
+    // may have held anything.
+    if (recursive && (isDirectory(path.real) || !exists(path.real))) {
       const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
       const inside = protectedGlob(
         trail,
@@ -195,6 +199,38 @@ export function shellOperand(
     }
   }
   return worst;
+}
+
+/** The repository holding `dir` (the directory with `.git`), if any. */
+export function repositoryOf(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (exists(`${d}/.git`)) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * A command that shows the repository's history without a pathspec may show any file ever
+ * committed: a read of the whole repository, checked against the path rules.
+ */
+export function historyRead(
+  trail: DecisionTrail,
+  cwds: readonly (string | null)[],
+  subject: string,
+): Part | undefined {
+  if (!hasPathRules(trail, 'read')) return undefined;
+  for (const cwd of cwds) {
+    const repo = repositoryOf(cwd ?? trail.policy.cwd);
+    if (repo === undefined && cwd !== null) continue;
+    const segments = [...(repo ?? '/').split('/').filter((s) => s !== ''), '**'];
+    const hit = protectedGlob(trail, 'read', segments, subject, 'the history of the repository');
+    if (hit)
+      return {
+        ...hit,
+        reason: `it shows the repository's history, which may hold files rule ${hit.rule?.text} protects (name the paths it may show after --)`,
+      };
+  }
+  return undefined;
 }
 
 /** The parts of a call with path hints: each path argument under the tool's own rules and the Read / Edit families. */

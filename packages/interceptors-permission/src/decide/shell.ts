@@ -3,7 +3,7 @@ import { denyNames, type Match, matchShell, suspiciousCharacter } from '../shell
 import { fileOperands } from '../shell/operands';
 import type { ShellWord } from '../shell/words';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
-import { judgePath, shellOperand } from './paths';
+import { historyRead, judgePath, shellOperand } from './paths';
 import { analyzeCached, shellRuleApplies } from './policy';
 import { candidates, shellIndex } from './policy-index';
 import { isInside, resolveLikeKernel } from './resolve';
@@ -13,6 +13,28 @@ import type { ParsedRule } from './rules';
 const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);
 /** Device files a redirection may write without asking. */
 const SAFE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+
+const worse = (a: Match, b: Match): Match =>
+  a === 'yes' || b === 'yes' ? 'yes' : a === 'maybe' || b === 'maybe' ? 'maybe' : 'no';
+
+/**
+ * An allow rule admits a modelled program only when its model understands every word: otherwise
+ * (a prefix or glob rule) the allow becomes an ask that says what was not understood. An exact rule
+ * names every word itself, and a grant was given for what the person saw.
+ */
+function modelDoubt(
+  rule: ParsedRule,
+  effects: ShellCommand['effects'],
+): ((subject: string) => Part) | undefined {
+  if (effects?.unknown === undefined || rule.shell?.form === 'exact') return undefined;
+  const why = effects.unknown;
+  return (subject) => ({
+    severity: 'ask',
+    subject,
+    soft: true,
+    reason: `allow rule ${JSON.stringify(rule.text)} covers ${subject} by its prefix, but ${why}, so it asks`,
+  });
+}
 
 /** Judges one simple command of a command line: deny, file operands, grants, ask, allow, in that order. */
 export function shellCommand(
@@ -27,8 +49,17 @@ export function shellCommand(
   // Deny and ask rules also catch the program's base name and what a look-alike imitates.
   const guardNames = first.literal ? denyNames(first) : undefined;
   let maybe: Part | undefined;
+  const effects = cmd.effects;
+  const canonical = effects?.canonical;
+  const guard = (rule: ParsedRule): Match => {
+    if (!rule.shell) return 'no';
+    const m = matchShell(rule.shell, cmd.argv, 'deny');
+    return m === 'yes' || canonical === undefined
+      ? m
+      : worse(m, matchShell(rule.shell, canonical, 'deny'));
+  };
   for (const rule of candidates(index.deny, guardNames)) {
-    const m: Match = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
+    const m: Match = guard(rule);
     record(trail, rule, m, subject);
     if (m === 'yes') return { severity: 'deny', subject, rule, reason: `it runs ${subject}` };
     if (m === 'maybe')
@@ -39,7 +70,10 @@ export function shellCommand(
         reason: `${subject} may match deny rule ${rule.text} (a word is not known before it runs)`,
       };
   }
-  const ops = fileOperands(cmd.argv);
+  const ops =
+    effects !== undefined && !effects.partial
+      ? { reads: effects.reads, writes: effects.writes, known: true, recursive: effects.recursive }
+      : fileOperands(effects?.canonical ?? cmd.argv);
   for (const [access, words] of [
     ['read', ops.reads],
     ['write', ops.writes],
@@ -49,6 +83,10 @@ export function shellCommand(
       if (part?.severity === 'deny') return part;
       if (part && (!maybe || RANK[part.severity] > RANK[maybe.severity])) maybe = part;
     }
+  }
+  if (cmd.effects?.history) {
+    const part = historyRead(trail, cmd.cwds, subject);
+    if (part && (!maybe || RANK[part.severity] > RANK[maybe.severity])) maybe = part;
   }
   if (cmd.unknown !== undefined) return { severity: 'unknown', subject, reason: cmd.unknown };
   const name = cmd.argv[0] as ShellWord;
@@ -95,7 +133,7 @@ export function shellCommand(
       reason: `every ${exec.name} call asks`,
     };
   for (const rule of candidates(index.ask, guardNames)) {
-    const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'deny') : 'no';
+    const m = guard(rule);
     record(trail, rule, m, subject);
     if (m !== 'no')
       return { severity: 'ask', subject, rule, soft: true, reason: `it runs ${subject}` };
@@ -111,11 +149,19 @@ export function shellCommand(
   for (const rule of candidates(index.allow, first.literal ? [first.value] : [])) {
     const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
     record(trail, rule, m, subject);
-    if (m === 'yes') return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };
+    if (m !== 'yes') continue;
+    const doubt = modelDoubt(rule, effects);
+    if (doubt) return doubt(subject);
+    return { severity: 'allow', subject, rule, reason: `${subject} is allowed` };
   }
   // Only the shell's own builtins: a name with a slash (`./true`, `/:`) runs whatever file is
   // there, which may be anything the model wrote.
-  if (!name.value.includes('/') && NEUTRAL.has(name.value) && cmd.argv.every((w) => w.literal)) {
+  if (
+    !name.value.includes('/') &&
+    NEUTRAL.has(name.value) &&
+    cmd.argv.every((w) => w.literal) &&
+    effects?.unknown === undefined
+  ) {
     return {
       severity: 'allow',
       subject,

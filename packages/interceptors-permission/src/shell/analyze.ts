@@ -1,7 +1,10 @@
 import { resolve } from 'node:path';
-import { baseName, DANGEROUS_ENV } from './names';
+import { modelCommand, type ProgramEffects } from './models/index';
+import { effectsOf } from './models/model';
+import { judgeTestWords } from './models/programs';
+import { baseName, envAllowed } from './names';
 import { parseShell, type ShellNode } from './parser';
-import { findExecs, unwrap } from './unwrap';
+import { unwrap } from './unwrap';
 import { evalWord, type ShellWord } from './words';
 
 /** One simple command a command line runs, after wrappers are seen through. */
@@ -13,10 +16,16 @@ export interface ShellCommand {
   readonly unknown?: string;
   /** Directories its relative operands may resolve against (`null`: unknown, after `cd $X`). */
   readonly cwds: readonly (string | null)[];
+  /** What its program's model says it does; absent for a program without a model. */
+  readonly effects?: ProgramEffects;
 }
 
-/** A redirection to or from a file. */
+/**
+ * A redirection to or from a file, or a file a program or wrapper opens beside its purpose
+ * (`sort -o`, `time -o`, `xargs -a`, `flock FILE`), judged the same way.
+ */
 export interface ShellRedirect {
+  /** The operator, or what opens the file (`sort -o`). */
   readonly op: string;
   readonly target: ShellWord;
   readonly access: 'read' | 'write';
@@ -32,18 +41,25 @@ export interface ShellAnalysis {
 }
 
 /** Nesting of `bash -c` / `eval` strings followed before giving up (not understood). */
-const MAX_DEPTH = 8;
+export const MAX_DEPTH = 8;
 const MAX_CWDS = 8;
 
 interface State {
   readonly out: ShellAnalysis;
   cwds: (string | null)[];
   readonly home: string;
+  /** Where prefix assignments (`X=… cmd`) start: they give X to the command. */
+  readonly prefixes: Set<number>;
 }
 
 /** Splits a command line into every command it runs. Requires the shell parser to be loaded. */
 export function analyzeShell(line: string, cwd: string, home: string): ShellAnalysis {
-  const state: State = { out: { commands: [], redirects: [], problems: [] }, cwds: [cwd], home };
+  const state: State = {
+    out: { commands: [], redirects: [], problems: [] },
+    cwds: [cwd],
+    home,
+    prefixes: new Set(),
+  };
   analyzeInto(line, [], 0, state);
   return state.out;
 }
@@ -55,7 +71,7 @@ function analyzeInto(line: string, via: readonly string[], depth: number, state:
     );
     return;
   }
-  const parsed = parseShell(line);
+  const parsed = parseShell(joinContinuations(line));
   if ('error' in parsed) {
     state.out.problems.push(parsed.error);
     return;
@@ -67,6 +83,38 @@ function analyzeInto(line: string, via: readonly string[], depth: number, state:
       state.out.problems.push('the command is nested too deeply to read');
     else throw error;
   }
+}
+
+/**
+ * Removes backslash-newline outside single quotes, as bash does before it splits words: `r\⏎m`
+ * is `rm` (the parser would read two words).
+ */
+export function joinContinuations(line: string): string {
+  if (!line.includes('\\\n')) return line;
+  let out = '';
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      out += c;
+      continue;
+    }
+    if (c === '\\') {
+      const next = line[i + 1];
+      if (next === '\n') {
+        i++;
+        continue;
+      }
+      out += c + (next ?? '');
+      i++;
+      continue;
+    }
+    if (c === "'" && quote === undefined) quote = "'";
+    else if (c === '"') quote = quote === '"' ? undefined : '"';
+    out += c;
+  }
+  return out;
 }
 
 const snippet = (src: string, node: ShellNode): string => {
@@ -98,8 +146,10 @@ function walk(
     (node.type === 'variable_name' || node.type === 'simple_expansion' || node.type === 'expansion')
   ) {
     // `x='a[$(rm -rf /)]'; (( x ))` runs rm: arithmetic evaluates a variable's value as an expression.
-    const problem = `arithmetic on ${JSON.stringify(snippet(src, node))}, whose value bash evaluates as an expression that may run commands`;
-    if (!state.out.problems.includes(problem)) state.out.problems.push(problem);
+    problem(
+      state,
+      `arithmetic on ${JSON.stringify(snippet(src, node))}, whose value bash evaluates as an expression that may run commands`,
+    );
   }
   if (node.type === 'ERROR') {
     state.out.problems.push(`a syntax error near ${JSON.stringify(snippet(src, node))}`);
@@ -110,22 +160,26 @@ function walk(
     case 'command':
       command(node, src, via, depth, state);
       break;
-    case 'file_redirect':
-      redirect(node, src, state);
+    case 'declaration_command':
+      declaration(node, src, via, depth, state);
       break;
-    case 'variable_assignment': {
-      const name = node.children.find((c) => c.field === 'name');
-      const variable = name ? src.slice(name.start, name.end) : '';
-      if (DANGEROUS_ENV.has(variable)) {
-        state.out.commands.push({
-          argv: [evalWord(node, src)],
-          via,
-          unknown: `it sets ${variable}, which changes what later commands run or load`,
-          cwds: state.cwds,
-        });
+    case 'test_command':
+      testCommand(node, src, state);
+      break;
+    case 'expansion':
+      expansion(node, src, via, depth, state);
+      break;
+    case 'file_redirect':
+      // `<>` is read as `<` and an ERROR `>`: the pair opens the file for reading and writing.
+      if (redirect(node, src, state)) {
+        for (const c of node.children)
+          if (c.type !== 'ERROR') walk(c, src, via, depth, state, arith);
+        return;
       }
       break;
-    }
+    case 'variable_assignment':
+      assignment(node, src, via, state);
+      break;
     case 'command_substitution': {
       const text = src.slice(node.start, node.end);
       if (text.startsWith('`') && text.includes('\\')) {
@@ -143,6 +197,144 @@ function walk(
   for (const child of node.children) walk(child, src, via, depth, state, arith);
 }
 
+const problem = (state: State, text: string): void => {
+  if (!state.out.problems.includes(text)) state.out.problems.push(text);
+};
+
+/** `X=… cmd` gives X to cmd (allowlist); a plain `x=…` sets a shell variable (not one a program reads). */
+function assignment(node: ShellNode, src: string, via: readonly string[], state: State): void {
+  const name = node.children.find((c) => c.field === 'name');
+  if (name?.type === 'subscript') {
+    const index = name.children.find((c) => c.field === 'index');
+    if (index && !/^[0-9]+$/.test(src.slice(index.start, index.end))) {
+      problem(
+        state,
+        `the subscript of ${snippet(src, name)} is evaluated as arithmetic, which may run commands`,
+      );
+    }
+    return;
+  }
+  const variable = name ? src.slice(name.start, name.end) : '';
+  const toCommand = node.field === null && state.prefixes.has(node.start);
+  if (!envAllowed(variable, toCommand)) {
+    state.out.commands.push({
+      argv: [evalWord(node, src)],
+      via,
+      unknown: `it sets ${variable}, which may change what ${toCommand ? 'the command' : 'later commands'} run or load`,
+      cwds: state.cwds,
+    });
+  }
+}
+
+/** `${x@P}`, `${!x}`, `${x:y}` evaluate text as code; backticks inside `${x:-…}` run a command. */
+function expansion(
+  node: ShellNode,
+  src: string,
+  via: readonly string[],
+  depth: number,
+  state: State,
+): void {
+  const text = snippet(src, node);
+  if (node.children[1]?.type === '!') {
+    problem(state, `${text} expands the variable a value names, which may evaluate a subscript`);
+  }
+  const operators = node.children
+    .filter((c) => c.field === 'operator')
+    .map((c) => src.slice(c.start, c.end));
+  const at = operators.indexOf('@');
+  if (at >= 0 && operators[at + 1] === 'P') {
+    problem(state, `${text} expands a value as a prompt, which runs the commands it holds`);
+  }
+  const colon = node.children.findIndex(
+    (c) => c.field === 'operator' && src.slice(c.start, c.end) === ':',
+  );
+  if (colon >= 0) {
+    for (const c of node.children.slice(colon + 1)) {
+      if (c.named && !/^\s*-?[0-9]+\s*$/.test(src.slice(c.start, c.end)) && c.type !== '}') {
+        problem(
+          state,
+          `${text} evaluates its offset or length as arithmetic, which may run commands`,
+        );
+        break;
+      }
+    }
+  }
+  for (const c of node.children) {
+    if (c.type !== 'word') continue;
+    for (const m of src.slice(c.start, c.end).matchAll(/`([^`]*)`/g)) {
+      analyzeInto(m[1] as string, [...via, '${…}'], depth + 1, state);
+    }
+  }
+}
+
+/** `[[ … ]]`: `-v a[…]` and arithmetic comparisons of names evaluate code. */
+function testCommand(node: ShellNode, src: string, state: State): void {
+  const words: ShellWord[] = [];
+  const leaves = (n: ShellNode): void => {
+    if (
+      n.type === 'test_operator' ||
+      n.children.length === 0 ||
+      n.type === 'string' ||
+      n.type === 'raw_string' ||
+      n.type === 'concatenation'
+    ) {
+      if (n.type !== '[[' && n.type !== ']]') words.push(evalWord(n, src));
+      return;
+    }
+    for (const c of n.children) leaves(c);
+  };
+  leaves(node);
+  const fx = effectsOf('[[');
+  judgeTestWords(words, fx);
+  if (fx.unknown !== undefined) problem(state, fx.unknown);
+}
+
+/** Words of a node whose pieces the parser splits though no blank separates them (`N''ODE_OPTIONS=x`). */
+function joinedWords(nodes: readonly ShellNode[], src: string): ShellWord[] {
+  const out: ShellWord[] = [];
+  let last = -1;
+  for (const n of nodes) {
+    let word: ShellWord;
+    if (n.type === 'variable_assignment') {
+      const value = n.children.find((c) => c.field === 'value');
+      const name = n.children.find((c) => c.field === 'name');
+      const v = value ? evalWord(value, src) : undefined;
+      const text = src.slice(n.start, n.end);
+      const nameText = name ? src.slice(name.start, name.end) : '';
+      word = {
+        value: `${nameText}=${v?.value ?? ''}`,
+        literal: (v?.literal ?? true) && name?.type !== 'subscript',
+        glob: false,
+        text,
+      };
+    } else word = evalWord(n, src);
+    const prev = out[out.length - 1];
+    if (prev && n.start === last) {
+      out[out.length - 1] = {
+        value: prev.value + word.value,
+        literal: prev.literal && word.literal,
+        glob: prev.glob || word.glob,
+        text: prev.text + word.text,
+      };
+    } else out.push(word);
+    last = n.end;
+  }
+  return out;
+}
+
+function declaration(
+  node: ShellNode,
+  src: string,
+  via: readonly string[],
+  depth: number,
+  state: State,
+): void {
+  const keyword = node.children[0];
+  if (keyword === undefined) return;
+  const argv = [evalWord(keyword, src), ...joinedWords(node.children.slice(1), src)];
+  run(argv, via, depth, state);
+}
+
 function command(
   node: ShellNode,
   src: string,
@@ -152,6 +344,7 @@ function command(
 ): void {
   const argv: ShellWord[] = [];
   for (const child of node.children) {
+    if (child.type === 'variable_assignment') state.prefixes.add(child.start);
     if (child.field === 'name') {
       const word = child.children[0];
       argv.unshift(word ? evalWord(word, src) : evalWord(child, src));
@@ -170,6 +363,17 @@ function run(
   state: State,
 ): void {
   const result = unwrap(argv, via);
+  for (const f of result.files ?? []) {
+    state.out.redirects.push({ op: f.op, target: f.target, access: f.access, cwds: state.cwds });
+  }
+  for (const doubt of result.doubts ?? []) {
+    state.out.commands.push({
+      argv: [doubt.word],
+      via: result.via,
+      unknown: doubt.reason,
+      cwds: state.cwds,
+    });
+  }
   if (result.kind === 'script') {
     analyzeInto(result.script.value, result.via, depth + 1, state);
     return;
@@ -179,9 +383,32 @@ function run(
     state.out.commands.push({ argv: result.argv, via: result.via, unknown: result.reason, cwds });
     return;
   }
-  state.out.commands.push({ argv: result.argv, via: result.via, cwds });
-  for (const inner of findExecs(result.argv))
-    run(inner, [...result.via, 'find -exec'], depth + 1, state);
+  const effects = modelCommand(result.argv);
+  state.out.commands.push({
+    argv: result.argv,
+    via: result.via,
+    cwds,
+    ...(effects !== undefined && { effects }),
+  });
+  if (effects !== undefined) {
+    for (const w of effects.sideWrites)
+      state.out.redirects.push({ op: w.op, target: w.target, access: 'write', cwds });
+    for (const inner of effects.runs) {
+      if (depth + 1 > MAX_DEPTH) {
+        problem(
+          state,
+          `commands nested more than ${MAX_DEPTH} levels deep (${[...result.via, effects.program].join(' → ')})`,
+        );
+        continue;
+      }
+      run(
+        inner,
+        [...result.via, effects.program === 'find' ? 'find -exec' : effects.program],
+        depth + 1,
+        state,
+      );
+    }
+  }
   trackDirectory(result.argv, state);
 }
 
@@ -211,17 +438,28 @@ function trackDirectory(argv: readonly ShellWord[], state: State): void {
   state.cwds = next.size > MAX_CWDS ? [...state.cwds, null] : [...next];
 }
 
-const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '>&', '<>']);
+/** Redirection operators that open their file for writing. */
+export const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '>&', '<>']);
 
-function redirect(node: ShellNode, src: string, state: State): void {
-  const opNode = node.children.find((c) => !c.named);
-  const op = opNode ? src.slice(opNode.start, opNode.end) : '';
+/** Records a redirection; returns true when it took its children too (the `<>` repair). */
+function redirect(node: ShellNode, src: string, state: State): boolean {
+  const ops = node.children.filter((c) => !c.named);
+  let op = ops[0] ? src.slice(ops[0].start, ops[0].end) : '';
+  const error = node.children.find((c) => c.type === 'ERROR');
+  const repaired =
+    op === '<' &&
+    error !== undefined &&
+    error.start === (ops[0]?.end ?? -1) &&
+    src.slice(error.start, error.end) === '>';
+  if (repaired) op = '<>';
   const dest = node.children.find((c) => c.field === 'destination');
-  if (dest === undefined) return;
+  if (dest === undefined) return false;
   const target = evalWord(dest, src);
-  if ((op === '>&' || op === '<&') && target.literal && /^(\d+|-)$/.test(target.value)) return;
-  if (op === '<&' || op === '>&-') return;
+  if ((op === '>&' || op === '<&') && target.literal && /^(\d+|-)$/.test(target.value))
+    return false;
+  if (op === '<&' || op === '>&-') return false;
   const access = WRITE_OPS.has(op) ? 'write' : 'read';
   state.out.redirects.push({ op, target, access, cwds: state.cwds });
   if (op === '<>') state.out.redirects.push({ op, target, access: 'read', cwds: state.cwds });
+  return repaired;
 }

@@ -43,6 +43,49 @@ export const DANGEROUS_ENV = new Set([
   'HOME',
 ]);
 
+/**
+ * Variables a command may be given without asking: they change how output looks or which locale
+ * and time zone it uses, never what runs, what is loaded or where files go.
+ */
+const SAFE_ENV = new Set([
+  'CI',
+  'NODE_ENV',
+  'DEBUG',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'CLICOLOR',
+  'CLICOLOR_FORCE',
+  'COLUMNS',
+  'LINES',
+  'RUST_BACKTRACE',
+  'RUST_LOG',
+  'LOG_LEVEL',
+  'VERBOSE',
+  'TIMING',
+  'SKIP_ENV_VALIDATION',
+]);
+
+/** Prefixes of variables that make a program run code, load a library or write somewhere. */
+const DANGEROUS_PREFIX =
+  /^(GIT_|npm_config_|NPM_CONFIG_|LD_|DYLD_|PYTHON|PERL|RUBY|NODE_|BASH_FUNC_|JAVA_|_JAVA|MAVEN_|GRADLE_|CARGO_|RUSTC|GO|DOCKER_|SSH_|GPG|PAGER|LESS|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL)/;
+
+/**
+ * Whether an assignment to `name` may pass without asking. Given to a command (`X=… cmd`, `env
+ * X=…`, `export X=…`) only the allowlist passes; a plain shell variable (`x=1`) passes when its
+ * name is lower case and not one a program reads (a variable already exported keeps being
+ * exported, so an upper-case name may change a later command's environment).
+ */
+export function envAllowed(name: string, toCommand: boolean): boolean {
+  if (SAFE_ENV.has(name) || /^LC_[A-Z]+$/.test(name)) return true;
+  if (DANGEROUS_ENV.has(name) || DANGEROUS_PREFIX.test(name)) return false;
+  if (toCommand) return false;
+  return /^[a-z_][a-z0-9_]*$/.test(name) && !/_proxy$/.test(name);
+}
+
 /** Shells whose `-c` string is a command line of its own. */
 export const SHELLS = new Set([
   'sh',

@@ -1,8 +1,15 @@
-import { baseName, DANGEROUS_ENV, SHELLS, VALUE_OPTS } from './names';
+import { baseName, envAllowed, SHELLS, VALUE_OPTS } from './names';
 import { type ShellWord, syntheticWord } from './words';
 
-/** What a wrapper turned into. */
-export type Unwrapped =
+/** A file a wrapper opens itself (`time -o`, `xargs -a`, `flock FILE`). */
+export interface WrapperFile {
+  readonly op: string;
+  readonly target: ShellWord;
+  readonly access: 'read' | 'write';
+}
+
+/** What a wrapper turned into, with the files the wrappers on the way open. */
+export type Unwrapped = (
   | { readonly kind: 'run'; readonly argv: readonly ShellWord[]; readonly via: readonly string[] }
   | { readonly kind: 'script'; readonly script: ShellWord; readonly via: readonly string[] }
   | {
@@ -10,7 +17,61 @@ export type Unwrapped =
       readonly reason: string;
       readonly argv: readonly ShellWord[];
       readonly via: readonly string[];
-    };
+    }
+) & {
+  readonly files?: readonly WrapperFile[];
+  /** What a wrapper does that is not understood, though what it runs still is (`env X=… cmd`). */
+  readonly doubts?: readonly { readonly word: ShellWord; readonly reason: string }[];
+};
+
+/** The value of `option` (`-o FILE`, `-oFILE`, `--output=FILE`) among a wrapper's options, if given. */
+const optionValue = (
+  argv: readonly ShellWord[],
+  short: string,
+  long: string,
+): ShellWord | undefined => {
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    if (!w.value.startsWith('-') || w.value === '--') return undefined;
+    if (w.value === short || w.value === long) return argv[i + 1];
+    if (w.value.startsWith(`${long}=`))
+      return syntheticWord(w.value.slice(long.length + 1), w.literal);
+    if (w.value.startsWith(short) && !w.value.startsWith('--'))
+      return syntheticWord(w.value.slice(2), w.literal);
+  }
+  return undefined;
+};
+
+const withFiles = (result: Unwrapped, files: readonly WrapperFile[]): Unwrapped =>
+  files.length === 0 ? result : { ...result, files: [...files, ...(result.files ?? [])] };
+
+const withDoubt = (result: Unwrapped, word: ShellWord, reason: string): Unwrapped => ({
+  ...result,
+  doubts: [{ word, reason }, ...(result.doubts ?? [])],
+});
+
+/**
+ * Sees through one wrapper (`env`, `timeout`, `sudo`, `bash -c`, `eval`, ...), returning what it
+ * runs and the files the wrappers themselves open (`time -o` writes, `xargs -a` reads).
+ */
+export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwrapped {
+  const base = argv[0]?.literal ? baseName(argv[0].value) : '';
+  const files: WrapperFile[] = [];
+  if (base === 'time') {
+    const out = optionValue(argv, '-o', '--output');
+    if (out) files.push({ op: 'time -o', target: out, access: 'write' });
+  } else if (base === 'xargs') {
+    const input = optionValue(argv, '-a', '--arg-file');
+    if (input) files.push({ op: 'xargs -a', target: input, access: 'read' });
+  } else if (base === 'flock') {
+    const at = skipOptions(argv, 1, VALUE_OPTS.flock as ReadonlySet<string>);
+    const lock = typeof at === 'number' ? argv[at] : undefined;
+    // flock opens (and creates) its lock file; a number is a file descriptor.
+    if (lock && !/^[0-9]+$/.test(lock.value))
+      files.push({ op: 'flock', target: lock, access: 'write' });
+  }
+  return withFiles(unwrapOne(argv, via), files);
+}
 
 /** Skips a wrapper's options from `i`; returns the index of its first operand, or an error. */
 const skipOptions = (
@@ -33,11 +94,7 @@ const skipOptions = (
 const notLiteral = (argv: readonly ShellWord[]): ShellWord | undefined =>
   argv.find((w) => !w.literal);
 
-/**
- * Sees through one wrapper (`env`, `timeout`, `sudo`, `bash -c`, `eval`, ...), returning what it runs.
- * `find -exec` is not a wrapper (find runs too) and is handled by {@link findExecs}.
- */
-export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwrapped {
+function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrapped {
   const name = argv[0];
   if (name === undefined) return { kind: 'run', argv, via };
   if (!name.literal) {
@@ -86,6 +143,7 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
       return joined('eval', argv.slice(1));
     case 'env': {
       let i = 1;
+      const doubts: ShellWord[] = [];
       while (i < argv.length) {
         const w = argv[i] as ShellWord;
         if (!w.literal)
@@ -127,20 +185,24 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
         const eq = w.value.indexOf('=');
         if (eq > 0) {
           const variable = w.value.slice(0, eq);
-          if (DANGEROUS_ENV.has(variable)) {
-            return {
-              kind: 'unknown',
-              reason: `env sets ${variable}, which changes what the command runs`,
-              argv,
-              via,
-            };
+          if (!envAllowed(variable, true)) {
+            // What env runs is still judged (a deny on it holds); the variable makes it ask.
+            doubts.push(w);
           }
           i++;
           continue;
         }
         break;
       }
-      return rest(i);
+      return doubts.reduce(
+        (result, w) =>
+          withDoubt(
+            result,
+            w,
+            `env sets ${w.value.split('=')[0]}, which may change what the command runs or loads`,
+          ),
+        rest(i),
+      );
     }
     case 'timeout': {
       const at = skipOptions(argv, 1, VALUE_OPTS.timeout as ReadonlySet<string>);
@@ -155,6 +217,16 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
       if (flags.some((w) => /^-[^-]*[vV]/.test(w.value))) return { kind: 'run', argv, via };
       return rest(skipOptions(argv, 1, VALUE_OPTS.command as ReadonlySet<string>));
     }
+    case 'coproc': {
+      // `coproc NAME { …; }` and `coproc NAME ( … )`: NAME names the coprocess, it does not run.
+      const second = argv[2]?.value;
+      const named =
+        argv[1]?.literal &&
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(argv[1].value) &&
+        (second === '{' || second === '(');
+      const from = named ? 3 : argv[1]?.value === '{' || argv[1]?.value === '(' ? 2 : 1;
+      return rest(from);
+    }
     case 'exec':
     case 'nohup':
     case 'setsid':
@@ -162,7 +234,6 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
     case 'stdbuf':
     case 'ionice':
     case 'time':
-    case 'coproc':
     case 'unbuffer':
     case 'doas':
       return rest(skipOptions(argv, 1, VALUE_OPTS[base] as ReadonlySet<string>));
@@ -288,23 +359,4 @@ function unwrapShell(
   }
   // `bash script.sh`: a script file; the rules judge it as written, and it counts as read.
   return { kind: 'run', argv, via };
-}
-
-/** The commands `find ... -exec cmd {} ;` runs, each as its own command. */
-export function findExecs(argv: readonly ShellWord[]): ShellWord[][] {
-  const out: ShellWord[][] = [];
-  if (baseName(argv[0]?.value ?? '') !== 'find') return out;
-  for (let i = 1; i < argv.length; i++) {
-    const v = argv[i]?.value;
-    if (v === '-exec' || v === '-execdir' || v === '-ok' || v === '-okdir') {
-      const cmd: ShellWord[] = [];
-      for (i++; i < argv.length; i++) {
-        const w = argv[i] as ShellWord;
-        if (w.value === ';' || w.value === '+') break;
-        cmd.push(w.value.includes('{}') ? syntheticWord(w.text) : w);
-      }
-      if (cmd.length > 0) out.push(cmd);
-    }
-  }
-  return out;
 }

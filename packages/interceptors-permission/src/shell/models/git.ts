@@ -1,0 +1,721 @@
+import { type ShellWord, syntheticWord } from '../words';
+import {
+  effectsOf,
+  flags,
+  notUnderstood,
+  type OptionKind,
+  type OptionTable,
+  type ProgramEffects,
+  readOptions,
+  values,
+} from './model';
+
+/** `-c key=value`: only keys that change how output looks; any other may run a program. */
+const SAFE_CONFIG =
+  /^(color\.[a-z.]+|core\.quotepath|diff\.(noprefix|mnemonicprefix|renames)|log\.(date|decorate|showroot|abbrevcommit)|column\.ui|pager\.[a-z-]+|advice\.[a-z]+|i18n\.logoutputencoding)$/i;
+
+const config: OptionKind = (value, fx) => {
+  const key = value.value.split('=')[0] ?? '';
+  if (!value.literal || !SAFE_CONFIG.test(key) || key.toLowerCase().startsWith('pager.'))
+    notUnderstood(fx, `git -c ${value.text} sets configuration that may run a program`);
+};
+
+const GLOBAL: OptionTable = {
+  long: {
+    ...flags(
+      '--no-pager',
+      '--paginate',
+      '--bare',
+      '--no-replace-objects',
+      '--literal-pathspecs',
+      '--glob-pathspecs',
+      '--noglob-pathspecs',
+      '--icase-pathspecs',
+      '--no-optional-locks',
+      '--no-advice',
+      '--version',
+      '--help',
+      '--html-path',
+      '--man-path',
+      '--info-path',
+    ),
+    // With a value it runs git's programs from there; alone it prints where they are.
+    '--exec-path': (_v, fx) => notUnderstood(fx, 'git --exec-path=… runs programs from there'),
+    '--git-dir': 'run',
+    '--work-tree': 'run',
+    '--namespace': 'value',
+    '--config-env': 'run',
+    '--super-prefix': 'run',
+    '--list-cmds': 'value',
+  },
+  short: { p: 'flag', P: 'flag', h: 'flag', v: 'flag', C: 'read', c: config },
+};
+const GLOBAL_VALUES = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--config-env',
+  '--super-prefix',
+]);
+
+const DIFF_LONG: Record<string, OptionKind> = {
+  ...flags(
+    '--patch',
+    '--no-patch',
+    '--raw',
+    '--patch-with-raw',
+    '--patch-with-stat',
+    '--compact-summary',
+    '--numstat',
+    '--shortstat',
+    '--summary',
+    '--name-only',
+    '--name-status',
+    '--no-color',
+    '--no-renames',
+    '--text',
+    '--ignore-all-space',
+    '--ignore-space-change',
+    '--ignore-blank-lines',
+    '--ignore-cr-at-eol',
+    '--ignore-space-at-eol',
+    '--function-context',
+    '--minimal',
+    '--patience',
+    '--histogram',
+    '--indent-heuristic',
+    '--no-indent-heuristic',
+    '--full-index',
+    '--binary',
+    '--no-abbrev',
+    '--no-prefix',
+    '--default-prefix',
+    '--exit-code',
+    '--quiet',
+    '--check',
+    '--cached',
+    '--staged',
+    '--merge-base',
+    '--ita-invisible-in-index',
+    '--pickaxe-all',
+    '--pickaxe-regex',
+    '--textconv',
+    '--no-textconv',
+    '--no-ext-diff',
+    '--no-color-moved',
+    '--color-moved-ws',
+    '--no-color-moved-ws',
+    '--irreversible-delete',
+    '--no-relative',
+    '--find-object',
+    '--cc',
+    '--combined-all-paths',
+    '--remerge-diff',
+    '--dd',
+    '--full-diff',
+    '--oneline',
+    '--graph',
+    '--no-decorate',
+    '--all',
+    '--first-parent',
+    '--merges',
+    '--no-merges',
+    '--reverse',
+    '--abbrev-commit',
+    '--no-abbrev-commit',
+    '--follow',
+    '--full-history',
+    '--simplify-by-decoration',
+    '--simplify-merges',
+    '--topo-order',
+    '--date-order',
+    '--author-date-order',
+    '--left-right',
+    '--cherry-pick',
+    '--cherry-mark',
+    '--cherry',
+    '--boundary',
+    '--source',
+    '--walk-reflogs',
+    '--no-notes',
+    '--show-notes',
+    '--no-expand-tabs',
+    '--mailmap',
+    '--no-mailmap',
+    '--use-mailmap',
+    '--children',
+    '--parents',
+    '--root',
+    '--log-size',
+    '--clear-decorations',
+    '--no-min-parents',
+    '--no-max-parents',
+    '--single-worktree',
+    '--invert-grep',
+    '--all-match',
+    '--regexp-ignore-case',
+    '--basic-regexp',
+    '--extended-regexp',
+    '--fixed-strings',
+    '--perl-regexp',
+    '--stdin',
+    '--no-walk',
+    '--do-walk',
+    '--in-commit-order',
+    '--show-linear-break',
+    '--reflog',
+    '--ignore-missing',
+    '--bisect',
+    '--not',
+    '--no-standard-notes',
+    '--standard-notes',
+  ),
+  ...values(
+    '--word-diff-regex',
+    '--diff-algorithm',
+    '--anchored',
+    '--src-prefix',
+    '--dst-prefix',
+    '--inter-hunk-context',
+    '--output-indicator-new',
+    '--output-indicator-old',
+    '--output-indicator-context',
+    '--ws-error-highlight',
+    '--diff-filter',
+    '--rotate-to',
+    '--skip-to',
+    '--line-prefix',
+    '--max-count',
+    '--skip',
+    '--since',
+    '--until',
+    '--after',
+    '--before',
+    '--author',
+    '--committer',
+    '--grep',
+    '--format',
+    '--date',
+    '--encoding',
+    '--exclude',
+    '--glob',
+    '--max-parents',
+    '--min-parents',
+    '--since-as-filter',
+    '--diff-merges',
+    '--grep-reflog',
+    '--decorate-refs',
+    '--decorate-refs-exclude',
+  ),
+  ...Object.fromEntries(
+    [
+      '--stat',
+      '--dirstat',
+      '--submodule',
+      '--color',
+      '--word-diff',
+      '--color-words',
+      '--find-renames',
+      '--find-copies',
+      '--break-rewrites',
+      '--abbrev',
+      '--relative',
+      '--ignore-submodules',
+      '--unified',
+      '--color-moved',
+      '--decorate',
+      '--branches',
+      '--tags',
+      '--remotes',
+      '--pretty',
+      '--notes',
+      '--expand-tabs',
+      '--ancestry-path',
+      '--find-copies-harder',
+      '--stat-width',
+      '--stat-name-width',
+      '--stat-count',
+      '--stat-graph-width',
+      '--cumulative',
+    ].map((n) => [n, 'opt' as const]),
+  ),
+  '--output': 'write',
+  '--ext-diff': 'run',
+  '--show-signature': 'run',
+  '--no-index': 'flag',
+  '--orderfile': 'read',
+};
+const DIFF_SHORT: Record<string, OptionKind> = {
+  ...flags(
+    'p',
+    'u',
+    's',
+    'R',
+    'a',
+    'w',
+    'b',
+    'W',
+    'z',
+    'D',
+    'i',
+    'g',
+    'm',
+    't',
+    'c',
+    'E',
+    'F',
+    'P',
+    'q',
+  ),
+  ...Object.fromEntries(['M', 'C', 'B', 'U'].map((l) => [l, 'opt' as const])),
+  ...Object.fromEntries('0123456789'.split('').map((l) => [l, 'flag' as const])),
+  l: 'value',
+  S: 'value',
+  G: 'value',
+  n: 'value',
+  O: 'read',
+  // `-L start,end:file` reads the file.
+  L: (value, fx) => {
+    const colon = value.value.lastIndexOf(':');
+    if (colon >= 0) fx.reads.push(syntheticWord(value.value.slice(colon + 1), value.literal));
+  },
+};
+const DIFF: OptionTable = { long: DIFF_LONG, short: DIFF_SHORT };
+
+const GREP: OptionTable = {
+  long: {
+    ...flags(
+      '--cached',
+      '--no-index',
+      '--untracked',
+      '--no-exclude-standard',
+      '--exclude-standard',
+      '--recurse-submodules',
+      '--text',
+      '--textconv',
+      '--no-textconv',
+      '--ignore-case',
+      '--word-regexp',
+      '--invert-match',
+      '--full-name',
+      '--extended-regexp',
+      '--basic-regexp',
+      '--perl-regexp',
+      '--fixed-strings',
+      '--line-number',
+      '--column',
+      '--files-with-matches',
+      '--name-only',
+      '--files-without-match',
+      '--null',
+      '--only-matching',
+      '--count',
+      '--no-color',
+      '--break',
+      '--heading',
+      '--show-function',
+      '--function-context',
+      '--all-match',
+      '--quiet',
+      '--and',
+      '--or',
+      '--not',
+    ),
+    ...values(
+      '--max-depth',
+      '--max-count',
+      '--context',
+      '--after-context',
+      '--before-context',
+      '--threads',
+      '-e',
+    ),
+    '--color': 'opt',
+    '--open-files-in-pager': 'run',
+    '--file': 'read',
+  },
+  short: {
+    ...flags(
+      'i',
+      'I',
+      'w',
+      'v',
+      'h',
+      'H',
+      'E',
+      'G',
+      'P',
+      'F',
+      'n',
+      'l',
+      'L',
+      'z',
+      'o',
+      'c',
+      'p',
+      'W',
+      'q',
+      'a',
+      'r',
+    ),
+    ...Object.fromEntries('0123456789'.split('').map((l) => [l, 'flag' as const])),
+    ...values('m', 'A', 'B', 'C', 'e'),
+    f: 'read',
+    O: 'run',
+  },
+};
+
+const STATUS: OptionTable = {
+  long: {
+    ...flags(
+      '--short',
+      '--branch',
+      '--long',
+      '--show-stash',
+      '--ahead-behind',
+      '--no-ahead-behind',
+      '--renames',
+      '--no-renames',
+      '--verbose',
+      '--null',
+      '--no-column',
+    ),
+    ...Object.fromEntries(
+      [
+        '--porcelain',
+        '--untracked-files',
+        '--ignored',
+        '--ignore-submodules',
+        '--column',
+        '--find-renames',
+      ].map((n) => [n, 'opt' as const]),
+    ),
+  },
+  short: { ...flags('s', 'b', 'v', 'z'), u: 'opt', M: 'opt' },
+};
+
+const BRANCH: OptionTable = {
+  long: {
+    ...flags(
+      '--list',
+      '--all',
+      '--remotes',
+      '--verbose',
+      '--quiet',
+      '--show-current',
+      '--no-color',
+      '--no-column',
+      '--ignore-case',
+      '--omit-empty',
+    ),
+    ...values('--contains', '--no-contains', '--points-at', '--sort', '--format'),
+    ...Object.fromEntries(
+      ['--merged', '--no-merged', '--color', '--column', '--abbrev'].map((n) => [
+        n,
+        'opt' as const,
+      ]),
+    ),
+    ...Object.fromEntries(
+      [
+        '--delete',
+        '--move',
+        '--copy',
+        '--force',
+        '--set-upstream-to',
+        '--unset-upstream',
+        '--edit-description',
+        '--track',
+        '--no-track',
+        '--create-reflog',
+        '--recurse-submodules',
+      ].map((n) => [n, 'change' as const]),
+    ),
+  },
+  short: {
+    ...flags('a', 'r', 'v', 'q', 'l', 'i'),
+    ...Object.fromEntries(
+      ['d', 'D', 'm', 'M', 'c', 'C', 'f', 't'].map((l) => [l, 'change' as const]),
+    ),
+    u: 'value',
+  },
+};
+
+const REV_PARSE: OptionTable = {
+  long: {
+    ...flags(
+      '--show-toplevel',
+      '--abbrev-ref',
+      '--verify',
+      '--git-dir',
+      '--is-inside-work-tree',
+      '--is-inside-git-dir',
+      '--is-bare-repository',
+      '--is-shallow-repository',
+      '--show-prefix',
+      '--show-cdup',
+      '--symbolic',
+      '--symbolic-full-name',
+      '--quiet',
+      '--absolute-git-dir',
+      '--git-common-dir',
+      '--show-superproject-working-tree',
+      '--all',
+      '--sq',
+      '--sq-quote',
+      '--local-env-vars',
+      '--revs-only',
+      '--no-revs',
+      '--flags',
+      '--no-flags',
+      '--shared-index-path',
+      '--show-object-format',
+      '--show-ref-format',
+      '--not',
+      '--keep-dashdash',
+      '--stop-at-non-option',
+    ),
+    ...values(
+      '--default',
+      '--prefix',
+      '--resolve-git-dir',
+      '--git-path',
+      '--since',
+      '--after',
+      '--until',
+      '--before',
+      '--exclude',
+      '--path-format',
+    ),
+    ...Object.fromEntries(
+      [
+        '--short',
+        '--branches',
+        '--tags',
+        '--remotes',
+        '--glob',
+        '--disambiguate',
+        '--abbrev-ref',
+      ].map((n) => [n, 'opt' as const]),
+    ),
+  },
+  short: { q: 'flag' },
+};
+
+const LS_FILES: OptionTable = {
+  long: {
+    ...flags(
+      '--cached',
+      '--deleted',
+      '--modified',
+      '--others',
+      '--ignored',
+      '--stage',
+      '--unmerged',
+      '--killed',
+      '--directory',
+      '--no-empty-directory',
+      '--exclude-standard',
+      '--error-unmatch',
+      '--full-name',
+      '--recurse-submodules',
+      '--eol',
+      '--deduplicate',
+      '--sparse',
+      '--resolve-undo',
+      '--debug',
+    ),
+    ...values('--exclude', '--exclude-per-directory', '--format', '--with-tree'),
+    '--abbrev': 'opt',
+    '--exclude-from': 'read',
+  },
+  short: {
+    ...flags('c', 'd', 'm', 'o', 'i', 's', 'u', 'k', 'z', 't', 'v', 'f'),
+    x: 'value',
+    X: 'read',
+  },
+};
+
+const BLAME: OptionTable = {
+  long: {
+    ...flags(
+      '--porcelain',
+      '--line-porcelain',
+      '--incremental',
+      '--root',
+      '--show-stats',
+      '--show-name',
+      '--show-number',
+      '--score-debug',
+      '--show-email',
+      '--progress',
+      '--no-progress',
+      '--color-lines',
+      '--color-by-age',
+      '--minimal',
+      '--reverse',
+      '--first-parent',
+    ),
+    ...values('--since', '--ignore-rev', '--date', '--encoding'),
+    '--abbrev': 'opt',
+    '--contents': 'read',
+    '--ignore-revs-file': 'read',
+  },
+  short: {
+    ...flags('b', 'l', 't', 's', 'e', 'w', 'p', 'c', 'f', 'n'),
+    M: 'opt',
+    C: 'opt',
+    L: 'value',
+    S: 'read',
+  },
+};
+
+/** Revision-like words (`HEAD~1`, `main`, a hash, `a..b`): not paths. */
+const looksLikeRevision = (w: ShellWord): boolean =>
+  w.literal && !w.value.includes('/') && !w.value.includes('.')
+    ? true
+    : /(\.\.|[~^@])/.test(w.value) && !w.value.includes('/');
+
+/** `REV:path` and `:path` name a file's content at a revision or in the index: the path is read. */
+const revisionPath = (w: ShellWord): ShellWord | undefined => {
+  if (!w.value.includes(':')) return undefined;
+  const path = w.value.replace(/^(:[0-3]:|:|[^:]*:)/, '');
+  return syntheticWord(path === '' ? '.' : path, w.literal);
+};
+
+/** What `git diff` / `log` / `show` read: pathspecs, `REV:path`, and for history without a pathspec the whole tree. */
+function contentReads(
+  sub: string,
+  argv: readonly ShellWord[],
+  operands: ShellWord[],
+  fx: ProgramEffects,
+): void {
+  const dashdash = argv.findIndex((w) => w.literal && w.value === '--');
+  const after = new Set(dashdash < 0 ? [] : argv.slice(dashdash + 1));
+  const pathspecs: ShellWord[] = [];
+  let revisions = 0;
+  for (const w of operands) {
+    const inRev = revisionPath(w);
+    if (inRev) {
+      fx.reads.push(inRev);
+      pathspecs.push(inRev);
+    } else if (after.has(w) || !looksLikeRevision(w)) pathspecs.push(w);
+    else revisions++;
+  }
+  const has = (...names: string[]) => argv.some((w) => w.literal && names.includes(w.value));
+  const noIndex = has('--no-index');
+  const quiet =
+    has(
+      '-s',
+      '--no-patch',
+      '--stat',
+      '--shortstat',
+      '--numstat',
+      '--name-only',
+      '--name-status',
+      '--summary',
+      '--raw',
+      '--oneline',
+    ) && !has('-p', '-u', '--patch');
+  const content =
+    sub === 'log' || sub === 'whatchanged'
+      ? has(
+          '-p',
+          '-u',
+          '--patch',
+          '--patch-with-stat',
+          '--patch-with-raw',
+          '--cc',
+          '--dd',
+          '--remerge-diff',
+          '--full-diff',
+          '--word-diff',
+          '--color-words',
+          '-c',
+          '--textconv',
+        ) ||
+        argv.some(
+          (w) =>
+            /^-[a-zA-Z0-9]*[pu]/.test(w.value) ||
+            w.value.startsWith('-L') ||
+            w.value.startsWith('--word-diff'),
+        )
+      : !quiet;
+  const history = sub !== 'diff' || revisions > 0 || noIndex;
+  fx.reads.push(...pathspecs.filter((p) => !fx.reads.includes(p)));
+  if (history || noIndex) fx.recursive = true;
+  // History shown without a pathspec (or with a pathspec glob, which git matches across
+  // directories) may hold any file ever committed, protected ones too.
+  const wide = pathspecs.length === 0 || pathspecs.some((p) => /[*?[]/.test(p.value));
+  if (content && history && !noIndex && wide) fx.history = true;
+}
+
+const SUBCOMMANDS: Record<string, OptionTable> = {
+  diff: DIFF,
+  log: DIFF,
+  show: DIFF,
+  whatchanged: DIFF,
+  grep: GREP,
+  status: STATUS,
+  branch: BRANCH,
+  'rev-parse': REV_PARSE,
+  'ls-files': LS_FILES,
+  blame: BLAME,
+};
+
+/** Index of the subcommand after git's global options, or `argv.length`. */
+const subcommandAt = (argv: readonly ShellWord[]): number => {
+  let i = 1;
+  while (i < argv.length) {
+    const w = argv[i] as ShellWord;
+    if (!w.literal || !w.value.startsWith('-')) return i;
+    i += GLOBAL_VALUES.has(w.value) ? 2 : 1;
+  }
+  return i;
+};
+
+/** git: global options, then the subcommand's model; subcommands without one keep their prefix meaning. */
+export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
+  const fx = effectsOf('git');
+  const at = subcommandAt(argv);
+  readOptions(argv.slice(0, at), 1, GLOBAL, fx);
+  fx.canonical = [argv[0] as ShellWord, ...argv.slice(at)];
+  const subWord = argv[at];
+  if (subWord === undefined) return fx;
+  if (!subWord.literal) {
+    notUnderstood(fx, `the git subcommand ${subWord.text} is not known before it runs`);
+    return fx;
+  }
+  const sub = subWord.value;
+  const table = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+  if (table === undefined) {
+    fx.partial = true;
+    fx.readOnly = false;
+    return fx;
+  }
+  const operands = readOptions(argv, at + 1, table, fx);
+  if (sub === 'grep') {
+    const given = argv
+      .slice(at + 1)
+      .some((w) => w.literal && /^(-e|-f|--file|--regexp)$/.test(w.value));
+    const rest = given ? operands : operands.slice(1);
+    const wide = argv.some(
+      (w) => w.literal && /^(--no-index|--untracked|--no-exclude-standard)$/.test(w.value),
+    );
+    const dashdash = argv.findIndex((w) => w.literal && w.value === '--');
+    const paths = rest.filter((w) => dashdash >= 0 || !looksLikeRevision(w) || revisionPath(w));
+    fx.reads.push(...paths.map((w) => revisionPath(w) ?? w));
+    fx.recursive = true;
+    if ((wide || paths.length < rest.length) && paths.length === 0)
+      fx.reads.push(syntheticWord('.', true));
+  } else if (table === DIFF) contentReads(sub, argv.slice(at + 1), operands, fx);
+  else if (sub === 'blame') fx.reads.push(...operands.filter((w) => !looksLikeRevision(w)));
+  else if (
+    sub === 'branch' &&
+    operands.length > 0 &&
+    !argv.some((w) => w.value === '--list' || w.value === '-l')
+  )
+    fx.readOnly = false;
+  return fx;
+}

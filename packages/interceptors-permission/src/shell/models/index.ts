@@ -1,0 +1,89 @@
+import { baseName } from '../names';
+import type { ShellWord } from '../words';
+import { gitModel } from './git';
+import type { ProgramEffects } from './model';
+import { MODELS } from './programs';
+
+export type { ProgramEffects, SideWrite } from './model';
+
+/**
+ * Programs without a model that cannot change anything or run anything, whatever their options:
+ * plan mode runs them (their file operands are still checked against the path rules).
+ */
+const READ_ONLY = new Set([
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'ls',
+  'pwd',
+  'stat',
+  'file',
+  'du',
+  'df',
+  'nl',
+  'cut',
+  'tr',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'whoami',
+  'id',
+  'uname',
+  'which',
+  'printenv',
+  'diff',
+  'cmp',
+  'comm',
+  'tac',
+  'rev',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'cksum',
+  'true',
+  'false',
+  ':',
+  'cd',
+  'pushd',
+  'popd',
+  'type',
+  'seq',
+  'expr',
+  'date',
+  'uptime',
+  'nproc',
+  'wc',
+  'strings',
+  'od',
+  'hexdump',
+  'xxd',
+  'base64',
+  'column',
+  'fold',
+  'fmt',
+  'paste',
+  'join',
+]);
+
+/** What `argv` does by its program's model, or `undefined` when the program has none. */
+export function modelCommand(argv: readonly ShellWord[]): ProgramEffects | undefined {
+  const name = argv[0];
+  if (name === undefined || !name.literal) return undefined;
+  const base = baseName(name.value);
+  if (base === 'git') return gitModel(argv);
+  return Object.hasOwn(MODELS, base) ? MODELS[base]?.(argv) : undefined;
+}
+
+/** Whether a program without a model is read-only whatever its words. */
+export const readOnlyWithoutModel = (argv: readonly ShellWord[]): boolean => {
+  const name = argv[0];
+  if (name === undefined || !name.literal) return false;
+  const base = baseName(name.value);
+  // `date -s` sets the clock; `xxd a b` writes b.
+  if (base === 'date' && argv.some((w) => /^(-s|--set)/.test(w.value))) return false;
+  if (base === 'xxd' && argv.filter((w) => !w.value.startsWith('-')).length > 2) return false;
+  return READ_ONLY.has(base);
+};
