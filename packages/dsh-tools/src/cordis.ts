@@ -4,6 +4,7 @@
  * import each other downward (the plugins need the service's type, never the other way round).
  */
 
+export type { HarnessErrorInfo, HarnessShapedResult } from './harness-call';
 export type {
   ApprovalOutcome,
   ApprovalServiceLike,
@@ -13,10 +14,20 @@ export type {
   PreToolDecision,
   ToolGuard,
 } from './harness-contract';
+export {
+  type ScheduledExecution,
+  TOOL_ABORTED,
+  TOOL_ABORTED_BEFORE_DISPATCH,
+  TOOL_RUNTIME_SCHEDULER,
+  type ToolExecutionMode,
+  type ToolRuntimeScheduler,
+} from './harness-scheduler';
+export type { ToolPresentationMode } from './harness-service';
 export { Hooks, type HooksPlugin } from './hooks-plugin';
 export { INTERCEPTOR_PRIORITY } from './interceptor-plugin';
 export { McpServer, type McpServerPlugin } from './mcp-server';
 export { Permission } from './permission-plugin';
 export { Sandbox, type SandboxPlugin } from './sandbox-plugin';
+export type { ToolRestriction } from './scope-layers';
 export { ToolRegistry, ToolRegistry as default } from './tools-service';
 export type { CordisRegistryErrorInfo, ToolRegistryConfig } from './types';

@@ -58,7 +58,28 @@ export interface CallStage {
   readonly finalizeGate: Deferred<void>;
   /** The final result, once the pipeline has returned it. */
   final?: HarnessShapedResult;
+  /** Whether the loop committed the call (finalize or finish): `tools/result` waits for it. */
+  committed: boolean;
+  /** A `tools/result` notification that came before the commit. */
+  pending?: (() => void) | undefined;
 }
+
+/**
+ * Sends a call's `tools/result` now, or, for a call the loop has not committed yet (one that
+ * failed before its policy ran), when it does: observers see results in model order.
+ */
+export const notifyInOrder = (call: HarnessCall | undefined, notify: () => void): void => {
+  const stage = stageOf(call);
+  if (stage === undefined || stage.committed) notify();
+  else stage.pending = notify;
+};
+
+const commit = (stage: CallStage): void => {
+  stage.committed = true;
+  const pending = stage.pending;
+  stage.pending = undefined;
+  pending?.();
+};
 
 /** The stage of a scheduled call (absent for a plain `execute`). */
 export const stageOf = (call: HarnessCall | undefined): CallStage | undefined =>
@@ -141,6 +162,7 @@ export function createScheduler(host: SchedulerHost): ToolRuntimeScheduler {
         dispatchGate: deferred(),
         dispatched: deferred(),
         finalizeGate: deferred(),
+        committed: false,
       };
       (call as { stage?: CallStage }).stage = stage;
       const signal = raw.signal ?? new AbortController().signal;
@@ -192,11 +214,13 @@ export function createScheduler(host: SchedulerHost): ToolRuntimeScheduler {
     },
     finalize(exec) {
       const { stage, settled } = entry(exec, 'finalize(exec)');
+      commit(stage);
       release(stage);
       return settled;
     },
     finish(exec, result) {
       const { stage } = entry(exec, 'finish(exec)');
+      commit(stage);
       release(stage);
       return stage.final ?? (result as HarnessShapedResult);
     },

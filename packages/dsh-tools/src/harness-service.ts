@@ -52,7 +52,13 @@ export function runCall(
     !layers.scoped() || typeof name !== 'string'
       ? layers.global
       : (layers.resolve(name, agent)?.registry ?? layers.nowhere());
-  return registry.execute(withCall).then((result) => shapeResult(result, call, call.full));
+  const { running } = adapter;
+  const callId = (withCall as { callId?: unknown }).callId;
+  if (typeof callId === 'string') running.set(callId, call);
+  return registry.execute(withCall).then((result) => {
+    if (typeof callId === 'string' && running.get(callId) === call) running.delete(callId);
+    return shapeResult(result, call, call.full);
+  });
 }
 
 /** A turn's calls, as `executeAll`: on the global layer as ever, or one by one across layers. */

@@ -19,6 +19,7 @@ const shapeResultOf = (result: Parameters<typeof shapeResult>[0], call: HarnessC
   shapeResult(result, call, call?.full === true);
 
 import { adoptHarnessResult } from './harness-result';
+import { notifyInOrder } from './harness-scheduler';
 import { scopeCovers, scopeKeyOf } from './harness-scope';
 import { createPolicyInterceptor, type GuardEntry } from './policy-interceptor';
 import { createScopeLayers, type ScopeLayers } from './scope-layers';
@@ -48,6 +49,8 @@ export interface ListenerAdapter {
   readonly guards: Set<GuardEntry>;
   /** The harness-shaped tools by the definition object the registry holds. */
   readonly harnessTools: WeakMap<object, HarnessTool>;
+  /** The harness state of the calls running now, by callId. */
+  readonly running: Map<string, HarnessCall>;
 }
 
 /**
@@ -270,6 +273,7 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
   };
   const guards = new Set<GuardEntry>();
   const harnessTools = new WeakMap<object, HarnessTool>();
+  const running = new Map<string, HarnessCall>();
   const harnessToolOf = (exec: InterceptedExecution): HarnessTool | undefined => {
     const definition = layers.resolve(exec.name, exec.agent)?.definition;
     return definition === undefined ? undefined : harnessTools.get(definition);
@@ -291,9 +295,12 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
   );
 
   // The harness's order: the call, then its result (with the harness's fields on ours).
-  layers.on('result', (result, exec) =>
-    notify(RESULT, [exec, shapeResultOf(result, harnessCallOf(exec))], exec),
-  );
+  layers.on('result', (result, exec) => {
+    // A call that failed before its pipeline (an unknown tool) reaches observers stripped of
+    // its extension fields: its harness state is found by its callId while it runs.
+    const call = harnessCallOf(exec) ?? running.get(exec.callId);
+    notifyInOrder(call, () => notify(RESULT, [exec, shapeResultOf(result, call)], exec));
+  });
   layers.on('change', changed);
-  return { registry, layers, sync, unmirror, guards, harnessTools };
+  return { registry, layers, sync, unmirror, guards, harnessTools, running };
 }
