@@ -263,6 +263,34 @@ describe('kill of the whole process group, SIGKILL after the grace (unconfined p
   );
 });
 
+describe('SIGTERM first, and the grace to act on it (unconfined path)', () => {
+  it('a command that handles SIGTERM gets to run its handler before anything is killed', async () => {
+    const marker = `dsh-pin-term-${randomUUID()}`;
+    const runner = createSandboxRunner({
+      mode: 'workspace-write',
+      cwd: tree.ws,
+      allowUnsandboxed: true,
+      bwrapPath: '/nonexistent/bwrap',
+      // Long enough that only a kill without SIGTERM, or without a grace, stops the handler.
+      killGraceMs: 30_000,
+    });
+    const controller = new AbortController();
+    const running = runner.run(
+      [
+        'bash',
+        '-c',
+        `trap 'echo handled TERM >&2; exit 3' TERM; (exec -a ${marker} sleep 100) & wait; : ${marker}`,
+      ],
+      { signal: controller.signal, timeoutMs: 60_000 },
+    );
+    await until(async () => (await pidsWith(marker)).length >= 2, 'the shell and its sleep');
+    controller.abort();
+    const result = await settlesWithin(running, 15_000, 'the aborted run');
+    expect(result).toMatchObject({ aborted: true, stderr: 'handled TERM\n' });
+    expect(await pidsWith(marker)).toEqual([]);
+  });
+});
+
 describe.skipIf(SKIP_BWRAP)(needsBwrap('the deny-list scan depth (maskScan.depth)'), () => {
   const secret = (depth: number) => `DEPTH-${depth}-SECRET`;
   beforeAll(async () => {

@@ -87,6 +87,55 @@ describe('options', () => {
     expect(() => createSandboxRunner(options as any)).toThrow(/^createSandboxRunner: /);
   });
 
+  it('pins the numeric defaults the README documents', () => {
+    const config = resolveSandboxOptions({ mode: 'workspace-write' }, 'x');
+    expect(config).toMatchObject({
+      timeoutMs: 120_000,
+      maxOutputBytes: 1_048_576,
+      killGraceMs: 250,
+      scanDepth: 6,
+      scanMaxEntries: 20_000,
+    });
+    expect([...config.scanSkip]).toEqual(['node_modules']);
+  });
+
+  // Each bound at its edge, and one past it: a range moved by one fails here.
+  it.each([
+    ['timeoutMs', 1, 0, { timeoutMs: 1 }, { timeoutMs: 0 }],
+    [
+      'timeoutMs',
+      2_147_483_647,
+      2_147_483_648,
+      { timeoutMs: 2_147_483_647 },
+      { timeoutMs: 2_147_483_648 },
+    ],
+    ['maxOutputBytes', 1, 0, { maxOutputBytes: 1 }, { maxOutputBytes: 0 }],
+    [
+      'maxOutputBytes',
+      1 << 30,
+      (1 << 30) + 1,
+      { maxOutputBytes: 1 << 30 },
+      { maxOutputBytes: (1 << 30) + 1 },
+    ],
+    ['killGraceMs', 0, -1, { killGraceMs: 0 }, { killGraceMs: -1 }],
+    ['killGraceMs', 60_000, 60_001, { killGraceMs: 60_000 }, { killGraceMs: 60_001 }],
+    ['maskScan.depth', 0, -1, { maskScan: { depth: 0 } }, { maskScan: { depth: -1 } }],
+    ['maskScan.depth', 64, 65, { maskScan: { depth: 64 } }, { maskScan: { depth: 65 } }],
+    ['maskScan.maxEntries', 1, 0, { maskScan: { maxEntries: 1 } }, { maskScan: { maxEntries: 0 } }],
+    [
+      'maskScan.maxEntries',
+      10_000_000,
+      10_000_001,
+      { maskScan: { maxEntries: 10_000_000 } },
+      { maskScan: { maxEntries: 10_000_001 } },
+    ],
+  ])('option %s accepts %d and refuses %d', (name, _edge, _past, edge, past) => {
+    expect(() => resolveSandboxOptions({ mode: 'read-only', ...edge }, 'x')).not.toThrow();
+    expect(() => resolveSandboxOptions({ mode: 'read-only', ...past }, 'x')).toThrow(
+      `option "${name}" must be an integer`,
+    );
+  });
+
   it('fills in the defaults: cwd, roots [cwd], network off, unconfined refused', () => {
     const config = resolveSandboxOptions({ mode: 'workspace-write' }, 'x');
     expect(config.cwd).toBe(process.cwd());
