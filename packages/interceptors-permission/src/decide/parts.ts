@@ -37,6 +37,8 @@ export interface DecisionTrail {
   readonly grants: readonly ActiveGrant[];
   /** The trail entries, in the order the steps were taken. */
   readonly entries: TrailEntry[];
+  /** Set by the shell judge: every part of the command line is proven read-only (plan mode runs it). */
+  shellReadOnly?: boolean;
 }
 
 /** Records a rule checked, and whether it matched, in the decision's trail. */

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import type { ToolView } from '@dsh-tools/protocol';
-import type { ShellWord } from '../shell/words';
+import { type ShellWord, syntheticWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { isFamily, valuesAt } from './policy';
@@ -138,6 +138,14 @@ export function shellOperand(
   recursive = false,
 ): Part | undefined {
   if (!hasPathRules(trail, access)) return undefined;
+  // `/proc/$$/…` is the shell's own `/proc/self/…`.
+  if (!word.literal && !word.glob) {
+    const self = word.value.replace(
+      /^\/proc\/(\$\$|\$\{\$\}|\$BASHPID|\$\{BASHPID\})\//,
+      '/proc/self/',
+    );
+    if (self !== word.value && !/[$`]/.test(self)) word = syntheticWord(self, true);
+  }
   const what = access === 'read' ? 'read' : 'write';
   if (!word.literal) {
     if (!knownProgram) return undefined;
@@ -241,7 +249,11 @@ export function pathParts(
 ): Part[] {
   const parts: Part[] = [];
   for (const hint of tool.hints.paths ?? []) {
-    for (const value of valuesAt(trail.exec.arguments, hint.arg)) {
+    const given = valuesAt(trail.exec.arguments, hint.arg);
+    // A reader given no path reads where it runs (a search tool's default is the working
+    // directory): judged as that directory. A writer needs its path, so its schema requires it.
+    if (given.length === 0 && hint.access === 'read' && !hint.arg.includes('*')) given.push('.');
+    for (const value of given) {
       if (value === undefined) continue;
       const subject = `${hint.arg}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
       if (typeof value !== 'string' || value.includes('\u0000') || value === '') {
@@ -279,7 +291,18 @@ export function pathParts(
         }
       }
       const family = judgePath(trail, hint.access, path, subject, true);
-      const part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
+      let part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
+      // A directory given to a reader may be read with everything inside it (a search tool): the
+      // paths rules protect inside it make it ask, as the tool cannot be told to leave them out.
+      if (hint.access === 'read' && part.severity !== 'deny' && isDirectory(path.real)) {
+        const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
+        const inside = protectedGlob(trail, 'read', segments, subject, `directory ${value}`);
+        if (inside && RANK[inside.severity] > RANK[part.severity])
+          part = {
+            ...inside,
+            reason: `${value} is a directory that holds paths rule ${inside.rule?.text} protects, and the tool may read everything inside it`,
+          };
+      }
       const inside = trail.policy.workDirs.some((dir) => isInside(path.real, dir));
       parts.push({
         ...part,

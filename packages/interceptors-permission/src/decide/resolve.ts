@@ -2,6 +2,7 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type Picomatch from 'picomatch';
+import { isDescriptorPath, unaliasProc } from '../shell/proc-alias';
 
 let picomatchModule: typeof Picomatch | undefined;
 /**
@@ -39,11 +40,12 @@ const realOrNull = (path: string): string | null => {
  * exist, resolving the deepest existing ancestor and re-appending the rest.
  */
 export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
-  const expanded = expandHome(path, home);
+  const home_ = expandHome(path, home);
+  const expanded = unaliasProc(isAbsolute(home_) ? home_ : `${cwd}/${home_}`, cwd);
   const lexical = resolve(cwd, expanded);
   const absolute = isAbsolute(expanded);
   // No file name holds a NUL byte; the kernel refuses such a path, so there is nothing to follow.
-  if (expanded.includes('\u0000')) return { lexical, real: lexical };
+  if (expanded.includes('\u0000') || isDescriptorPath(expanded)) return { lexical, real: lexical };
   // Fast path: an existing path is resolved by realpath(3), which walks the unfolded string
   // exactly as the kernel does. stat first: a throw per missing path costs more than the syscall.
   const full = absolute ? expanded : `${cwd}/${expanded}`;
@@ -209,7 +211,7 @@ export function globsMayIntersect(operand: readonly string[], rule: readonly str
 /** A shell glob operand (`src/*.ts`, `~/.ssh/*`) as absolute segments, its directory resolved. */
 export function operandGlobSegments(value: string, cwd: string, home: string): string[] {
   const expanded = expandHome(value, home);
-  const absolute = isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`;
+  const absolute = unaliasProc(isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`, cwd);
   return realPrefix(posix.normalize(absolute), home)
     .split('/')
     .filter((s) => s !== '');

@@ -1,5 +1,6 @@
-import type { ShellCommand } from '../shell/analyze';
+import { type ShellAnalysis, type ShellCommand, WRITE_OPS } from '../shell/analyze';
 import { denyNames, type Match, matchShell, suspiciousCharacter } from '../shell/match';
+import { readOnlyWithoutModel } from '../shell/models/index';
 import { fileOperands } from '../shell/operands';
 import type { ShellWord } from '../shell/words';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
@@ -10,7 +11,9 @@ import { isInside, resolveLikeKernel } from './resolve';
 import type { ParsedRule } from './rules';
 
 /** Builtins that change nothing outside the shell: allowed when their words are all known. */
-const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test']);
+const NEUTRAL = new Set(['cd', 'pushd', 'popd', 'true', 'false', ':', '[', 'test', 'unset']);
+/** Declarations: their model judges every name (subscripts, exported variables); values may be anything. */
+const DECLARATIONS = new Set(['declare', 'typeset', 'export', 'local', 'readonly']);
 /** Device files a redirection may write without asking. */
 const SAFE_SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 
@@ -34,6 +37,89 @@ function modelDoubt(
     soft: true,
     reason: `allow rule ${JSON.stringify(rule.text)} covers ${subject} by its prefix, but ${why}, so it asks`,
   });
+}
+
+/** bash connects for a redirection to `/dev/tcp/HOST/PORT` or `/dev/udp/…`: no program needed. */
+const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
+/** Programs whose deny rules say "no network" for this policy. */
+const NETWORK_PROGRAMS = new Set(['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet']);
+
+/**
+ * A connection bash opens itself: denied by a network deny rule (WebFetch, or a shell rule on
+ * curl, wget, nc, …), which says the policy wants no network; asked otherwise.
+ */
+function networkPart(
+  trail: DecisionTrail,
+  subject: string,
+  wholeAllow: ParsedRule | undefined,
+): Part {
+  for (const rule of trail.policy.rules) {
+    if (rule.behavior !== 'deny') continue;
+    const first = rule.shell?.form === 'glob' ? rule.shell.first : rule.shell?.words[0];
+    const network =
+      rule.tool === 'WebFetch' ||
+      (rule.tool === 'Bash' && first !== undefined && NETWORK_PROGRAMS.has(first));
+    record(
+      trail,
+      rule,
+      network,
+      subject,
+      'a connection opened by a /dev/tcp or /dev/udp redirection',
+    );
+    if (network)
+      return { severity: 'deny', subject, rule, reason: `it connects to the network (${subject})` };
+  }
+  if (wholeAllow)
+    return { severity: 'allow', subject, rule: wholeAllow, reason: 'the whole tool is allowed' };
+  return {
+    severity: 'ask',
+    subject,
+    soft: true,
+    reason: `it connects to the network through ${subject}`,
+  };
+}
+
+/** Wrappers that run their command as someone else or elsewhere: never read-only. */
+const ELEVATING = new Set(['sudo', 'doas', 'chroot', 'su', 'runuser', 'pkexec']);
+
+/**
+ * Whether a command line only reads: no problem, every command read-only by its model (or a
+ * program that cannot change anything), reading only known files inside the working directories,
+ * no writing redirection, no network.
+ */
+function provenReadOnly(trail: DecisionTrail, analysis: ShellAnalysis): boolean {
+  if (analysis.problems.length > 0) return false;
+  const insideWork = (word: ShellWord, cwds: readonly (string | null)[]): boolean =>
+    word.literal &&
+    !word.glob &&
+    cwds.every((cwd) => {
+      if (cwd === null) return false;
+      const path = resolveLikeKernel(word.value, cwd, trail.policy.home);
+      return trail.policy.workDirs.some((dir) => isInside(path.real, dir));
+    });
+  for (const cmd of analysis.commands) {
+    if (cmd.unknown !== undefined || cmd.via.some((w) => ELEVATING.has(w))) return false;
+    const fx = cmd.effects;
+    if (fx === undefined) {
+      if (!readOnlyWithoutModel(cmd.argv)) return false;
+    } else if (!fx.readOnly || fx.unknown !== undefined || fx.network || fx.runs.length > 0)
+      return false;
+    // echo and printf print their words; they read nothing.
+    const printer = fx?.program === 'echo' || fx?.program === 'printf';
+    const reads = printer
+      ? []
+      : fx !== undefined && !fx.partial
+        ? fx.reads
+        : fileOperands(fx?.canonical ?? cmd.argv).reads;
+    if (!reads.every((w) => insideWork(w, cmd.cwds))) return false;
+  }
+  return analysis.redirects.every(
+    (r) =>
+      !NETWORK_PATH.test(r.target.value) &&
+      (r.access === 'read'
+        ? insideWork(r.target, r.cwds)
+        : r.target.literal && SAFE_SINKS.has(r.target.value)),
+  );
 }
 
 /** Judges one simple command of a command line: deny, file operands, grants, ask, allow, in that order. */
@@ -158,8 +244,8 @@ export function shellCommand(
   // there, which may be anything the model wrote.
   if (
     !name.value.includes('/') &&
-    NEUTRAL.has(name.value) &&
-    cmd.argv.every((w) => w.literal) &&
+    ((NEUTRAL.has(name.value) && cmd.argv.every((w) => w.literal)) ||
+      (DECLARATIONS.has(name.value) && effects !== undefined)) &&
     effects?.unknown === undefined
   ) {
     return {
@@ -195,6 +281,10 @@ export function shellParts(
   }
   for (const r of analysis.redirects) {
     const subject = `${r.op} ${r.target.text}`;
+    if (NETWORK_PATH.test(r.target.value)) {
+      parts.push(networkPart(trail, subject, whole.allow));
+      continue;
+    }
     if (r.target.literal && !r.target.glob && SAFE_SINKS.has(r.target.value)) continue;
     const part = shellOperand(trail, r.access, r.target, r.cwds, true, subject);
     if (part) parts.push(part);
@@ -222,12 +312,15 @@ export function shellParts(
           subject,
           reason: acceptEdits
             ? `acceptEdits: output redirected to ${r.target.text} inside the working directories`
-            : `it redirects output to the file ${r.target.text}`,
+            : WRITE_OPS.has(r.op)
+              ? `it redirects output to the file ${r.target.text}`
+              : `${r.op} writes the file ${r.target.text}`,
           wholeTool: false,
         });
       }
     }
   }
+  if (trail.mode === 'plan') trail.shellReadOnly = provenReadOnly(trail, analysis);
   if (analysis.commands.length === 0 && parts.length === 0) {
     parts.push({ severity: 'allow', subject: line, reason: 'the command line runs nothing' });
   }

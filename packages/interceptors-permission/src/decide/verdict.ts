@@ -8,7 +8,10 @@ export function finish(trail: DecisionTrail, parts: Part[], shell: boolean): Per
   const { exec, mode } = trail;
   const tool = exec.tool;
   const writes = (tool.hints.paths ?? []).some((p) => p.access === 'write');
-  const readOnly = tool.hints.readOnly === true && !writes;
+  // Plan mode runs a shell command its models prove read-only, as it runs read-only tools.
+  const readOnly =
+    (tool.hints.readOnly === true && !writes) ||
+    (shell && mode === 'plan' && trail.shellReadOnly === true);
   const bypassed = mode === 'bypassPermissions';
   // bypassPermissions skips ask rules and redirect asks, nothing else.
   const effective = (p: Part): Severity =>
@@ -49,10 +52,18 @@ export function finish(trail: DecisionTrail, parts: Part[], shell: boolean): Per
     );
   }
   if (mode === 'plan' && !readOnly) {
-    trail.entries.push({ kind: 'mode', mode, note: `${exec.name} is not read-only` });
+    trail.entries.push({
+      kind: 'mode',
+      mode,
+      note: shell
+        ? `${exec.name}: the command is not proven read-only`
+        : `${exec.name} is not read-only`,
+    });
     return make(
       'deny',
-      `plan mode: only read-only tools run while planning, and ${exec.name} is not read-only`,
+      shell
+        ? `plan mode: only read-only tools and shell commands proven read-only run while planning, and this command is not (it may write, run a program, connect, read outside the working directories, or use a program or option without a model)`
+        : `plan mode: only read-only tools run while planning, and ${exec.name} is not read-only`,
       { kind: 'mode', mode },
     );
   }

@@ -4,8 +4,9 @@ import { effectsOf } from './models/model';
 import { judgeTestWords } from './models/programs';
 import { baseName, envAllowed } from './names';
 import { parseShell, type ShellNode } from './parser';
+import { unaliasProc } from './proc-alias';
 import { unwrap } from './unwrap';
-import { evalWord, type ShellWord } from './words';
+import { evalWord, type ShellWord, syntheticWord } from './words';
 
 /** One simple command a command line runs, after wrappers are seen through. */
 export interface ShellCommand {
@@ -161,6 +162,7 @@ function walk(
       command(node, src, via, depth, state);
       break;
     case 'declaration_command':
+    case 'unset_command':
       declaration(node, src, via, depth, state);
       break;
     case 'test_command':
@@ -278,7 +280,8 @@ function testCommand(node: ShellNode, src: string, state: State): void {
       n.type === 'raw_string' ||
       n.type === 'concatenation'
     ) {
-      if (n.type !== '[[' && n.type !== ']]') words.push(evalWord(n, src));
+      if (n.type === 'test_operator') words.push(syntheticWord(src.slice(n.start, n.end), true));
+      else if (n.type !== '[[' && n.type !== ']]') words.push(evalWord(n, src));
       return;
     }
     for (const c of n.children) leaves(c);
@@ -307,7 +310,8 @@ function joinedWords(nodes: readonly ShellNode[], src: string): ShellWord[] {
         glob: false,
         text,
       };
-    } else word = evalWord(n, src);
+    } else if (n.type === 'variable_name') word = syntheticWord(src.slice(n.start, n.end), true);
+    else word = evalWord(n, src);
     const prev = out[out.length - 1];
     if (prev && n.start === last) {
       out[out.length - 1] = {
@@ -433,7 +437,7 @@ function trackDirectory(argv: readonly ShellWord[], state: State): void {
       target.value === '~' || target.value.startsWith('~/')
         ? state.home + target.value.slice(1)
         : target.value;
-    for (const c of state.cwds) next.add(c === null ? null : resolve(c, dir));
+    for (const c of state.cwds) next.add(c === null ? null : unaliasProc(resolve(c, dir), c));
   }
   state.cwds = next.size > MAX_CWDS ? [...state.cwds, null] : [...next];
 }

@@ -283,63 +283,65 @@ const rg: Model = (argv) => {
   return fx;
 };
 
-const SED_TABLE: OptionTable = {
-  long: {
-    ...flags(
-      '--quiet',
-      '--silent',
-      '--regexp-extended',
-      '--separate',
-      '--unbuffered',
-      '--null-data',
-      '--posix',
-      '--debug',
-      '--sandbox',
-      '--follow-symlinks',
-      '--binary',
-    ),
-    '--expression': 'value',
-    '--file': 'read',
-    '--line-length': 'value',
-    '--in-place': 'opt',
-  },
-  short: { ...flags('n', 'E', 'r', 's', 'u', 'z'), e: 'value', f: 'read', l: 'value', i: 'opt' },
-};
-
+/** sed: `-e` / `--expression` give scripts (judged), `-f` a script file (not seen: not understood). */
 const sed: Model = (argv) => {
   const fx = effectsOf('sed');
-  const operands = readOptions(argv, 1, SED_TABLE, fx);
-  const sandbox = argv.some((w) => w.literal && w.value === '--sandbox');
   const scripts: ShellWord[] = [];
   let fromFile = false;
-  for (let i = 1; i < argv.length; i++) {
-    const v = argv[i]?.value ?? '';
-    if (v === '-e' || v === '--expression') scripts.push(argv[i + 1] ?? syntheticWord(''));
-    else if (v.startsWith('--expression='))
-      scripts.push(syntheticWord(v.slice(13), argv[i]?.literal));
-    else if (/^-[a-zA-Z]*e./.test(v) && !v.startsWith('--'))
-      scripts.push(syntheticWord(v.slice(v.indexOf('e') + 1), argv[i]?.literal));
-    else if (v === '-f' || v === '--file' || v.startsWith('--file=') || /^-[a-zA-Z]*f/.test(v))
-      fromFile = true;
-  }
-  const files = scripts.length > 0 || fromFile ? operands : operands.slice(1);
-  if (scripts.length === 0 && !fromFile && operands[0]) scripts.push(operands[0]);
+  let inPlace = false;
+  const script: OptionKind = (v) => {
+    scripts.push(v);
+  };
+  const file: OptionKind = (v, f) => {
+    fromFile = true;
+    f.reads.push(v);
+  };
+  const edit: OptionKind = () => {
+    inPlace = true;
+  };
+  const operands = readOptions(
+    argv,
+    1,
+    {
+      long: {
+        ...flags(
+          '--quiet',
+          '--silent',
+          '--regexp-extended',
+          '--separate',
+          '--unbuffered',
+          '--null-data',
+          '--posix',
+          '--debug',
+          '--sandbox',
+          '--follow-symlinks',
+          '--binary',
+        ),
+        '--expression': script,
+        '--file': file,
+        '--line-length': 'value',
+        '--in-place': (v, f, o) => edit(v, f, o),
+      },
+      short: { ...flags('n', 'E', 'r', 's', 'u', 'z'), e: script, f: file, l: 'value', i: 'opt' },
+    },
+    fx,
+  );
+  // `-i` takes its suffix attached only; `--in-place` with or without `=SUFFIX`.
+  if (argv.some((w) => w.literal && (/^-[a-zA-Z]*i/.test(w.value) || w.value === '--in-place')))
+    inPlace = true;
+  const sandbox = argv.some((w) => w.literal && w.value === '--sandbox');
+  const given = scripts.length > 0 || fromFile;
+  const files = given ? operands : operands.slice(1);
+  if (!given && operands[0]) scripts.push(operands[0]);
   if (fromFile) notUnderstood(fx, 'sed -f runs a script from a file the model cannot see');
-  for (const script of scripts) {
-    if (!script.literal)
-      notUnderstood(fx, `the sed script ${script.text} is not known before it runs`);
-    else judgeSedScript(script.value, fx, sandbox);
+  for (const s of scripts) {
+    if (!s.literal) notUnderstood(fx, `the sed script ${s.text} is not known before it runs`);
+    else judgeSedScript(s.value, fx, sandbox);
   }
   fx.reads.push(...files);
-  if (
-    argv.some(
-      (w) =>
-        w.literal &&
-        (/^-[a-zA-Z]*i/.test(w.value) || w.value.startsWith('--in-place')) &&
-        !w.value.startsWith('--e'),
-    )
-  ) {
-    fx.writes.push(...files);
+  if (inPlace) {
+    // Editing in place is not what a rule for a reader means: judged like output redirection.
+    for (const f of files) fx.sideWrites.push({ op: 'sed -i', target: f });
     fx.readOnly = false;
   }
   return fx;
@@ -1264,6 +1266,15 @@ export const MODELS: Readonly<Record<string, Model>> = {
   export: declare,
   local: declare,
   readonly: declare,
+  unset: (argv) => {
+    const fx = effectsOf('unset');
+    for (const w of argv.slice(1)) {
+      if (w.literal && w.value.startsWith('-')) continue;
+      if (!w.literal || (w.value.includes('[') && !/\[[0-9@*]+\]$/.test(w.value)))
+        notUnderstood(fx, `unset ${w.text} evaluates a subscript, which may run commands`);
+    }
+    return fx;
+  },
   test,
   '[': test,
   echo,
