@@ -89,14 +89,18 @@ const ELEVATING = new Set(['sudo', 'doas', 'chroot', 'su', 'runuser', 'pkexec'])
  */
 function provenReadOnly(trail: DecisionTrail, analysis: ShellAnalysis): boolean {
   if (analysis.problems.length > 0) return false;
-  const insideWork = (word: ShellWord, cwds: readonly (string | null)[]): boolean =>
-    word.literal &&
-    !word.glob &&
-    cwds.every((cwd) => {
+  const insideWork = (word: ShellWord, cwds: readonly (string | null)[]): boolean => {
+    if (!word.literal) return false;
+    // A glob stays inside when the directory before its first pattern character does.
+    const glob = word.glob ? /[*?[{]/.exec(word.value) : null;
+    const fixed = glob ? word.value.slice(0, glob.index).replace(/[^/]*$/, '') || '.' : word.value;
+    if (glob && fixed.split('/').includes('..')) return false;
+    return cwds.every((cwd) => {
       if (cwd === null) return false;
-      const path = resolveLikeKernel(word.value, cwd, trail.policy.home);
+      const path = resolveLikeKernel(fixed, cwd, trail.policy.home);
       return trail.policy.workDirs.some((dir) => isInside(path.real, dir));
     });
+  };
   for (const cmd of analysis.commands) {
     if (cmd.unknown !== undefined || cmd.via.some((w) => ELEVATING.has(w))) return false;
     const fx = cmd.effects;

@@ -1,12 +1,17 @@
 import { resolve } from 'node:path';
+import {
+  expansionEffects,
+  joinContinuations,
+  joinedWords,
+  snippet,
+  testProblem,
+} from './evaluation';
 import { modelCommand, type ProgramEffects } from './models/index';
-import { effectsOf } from './models/model';
-import { judgeTestWords } from './models/programs';
 import { baseName, envAllowed } from './names';
 import { parseShell, type ShellNode } from './parser';
 import { unaliasProc } from './proc-alias';
 import { unwrap } from './unwrap';
-import { evalWord, type ShellWord, syntheticWord } from './words';
+import { evalWord, type ShellWord } from './words';
 
 /** One simple command a command line runs, after wrappers are seen through. */
 export interface ShellCommand {
@@ -86,43 +91,6 @@ function analyzeInto(line: string, via: readonly string[], depth: number, state:
   }
 }
 
-/**
- * Removes backslash-newline outside single quotes, as bash does before it splits words: `r\⏎m`
- * is `rm` (the parser would read two words).
- */
-export function joinContinuations(line: string): string {
-  if (!line.includes('\\\n')) return line;
-  let out = '';
-  let quote: "'" | '"' | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i] as string;
-    if (quote === "'") {
-      if (c === "'") quote = undefined;
-      out += c;
-      continue;
-    }
-    if (c === '\\') {
-      const next = line[i + 1];
-      if (next === '\n') {
-        i++;
-        continue;
-      }
-      out += c + (next ?? '');
-      i++;
-      continue;
-    }
-    if (c === "'" && quote === undefined) quote = "'";
-    else if (c === '"') quote = quote === '"' ? undefined : '"';
-    out += c;
-  }
-  return out;
-}
-
-const snippet = (src: string, node: ShellNode): string => {
-  const text = src.slice(node.start, node.end);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-};
-
 const ARITHMETIC_TEST = /\s-(eq|ne|lt|le|gt|ge)\s/;
 
 /** Whether a node starts an arithmetic context, where bash evaluates variables' values as code. */
@@ -165,12 +133,18 @@ function walk(
     case 'unset_command':
       declaration(node, src, via, depth, state);
       break;
-    case 'test_command':
-      testCommand(node, src, state);
+    case 'test_command': {
+      const found = testProblem(node, src);
+      if (found !== undefined) problem(state, found);
       break;
-    case 'expansion':
-      expansion(node, src, via, depth, state);
+    }
+    case 'expansion': {
+      const found = expansionEffects(node, src);
+      for (const p of found.problems) problem(state, p);
+      for (const script of found.scripts)
+        analyzeInto(script, [...via, 'expansion'], depth + 1, state);
       break;
+    }
     case 'file_redirect':
       // `<>` is read as `<` and an ERROR `>`: the pair opens the file for reading and writing.
       if (redirect(node, src, state)) {
@@ -226,104 +200,6 @@ function assignment(node: ShellNode, src: string, via: readonly string[], state:
       cwds: state.cwds,
     });
   }
-}
-
-/** `${x@P}`, `${!x}`, `${x:y}` evaluate text as code; backticks inside `${x:-…}` run a command. */
-function expansion(
-  node: ShellNode,
-  src: string,
-  via: readonly string[],
-  depth: number,
-  state: State,
-): void {
-  const text = snippet(src, node);
-  if (node.children[1]?.type === '!') {
-    problem(state, `${text} expands the variable a value names, which may evaluate a subscript`);
-  }
-  const operators = node.children
-    .filter((c) => c.field === 'operator')
-    .map((c) => src.slice(c.start, c.end));
-  const at = operators.indexOf('@');
-  if (at >= 0 && operators[at + 1] === 'P') {
-    problem(state, `${text} expands a value as a prompt, which runs the commands it holds`);
-  }
-  const colon = node.children.findIndex(
-    (c) => c.field === 'operator' && src.slice(c.start, c.end) === ':',
-  );
-  if (colon >= 0) {
-    for (const c of node.children.slice(colon + 1)) {
-      if (c.named && !/^\s*-?[0-9]+\s*$/.test(src.slice(c.start, c.end)) && c.type !== '}') {
-        problem(
-          state,
-          `${text} evaluates its offset or length as arithmetic, which may run commands`,
-        );
-        break;
-      }
-    }
-  }
-  for (const c of node.children) {
-    if (c.type !== 'word') continue;
-    for (const m of src.slice(c.start, c.end).matchAll(/`([^`]*)`/g)) {
-      analyzeInto(m[1] as string, [...via, '${…}'], depth + 1, state);
-    }
-  }
-}
-
-/** `[[ … ]]`: `-v a[…]` and arithmetic comparisons of names evaluate code. */
-function testCommand(node: ShellNode, src: string, state: State): void {
-  const words: ShellWord[] = [];
-  const leaves = (n: ShellNode): void => {
-    if (
-      n.type === 'test_operator' ||
-      n.children.length === 0 ||
-      n.type === 'string' ||
-      n.type === 'raw_string' ||
-      n.type === 'concatenation'
-    ) {
-      if (n.type === 'test_operator') words.push(syntheticWord(src.slice(n.start, n.end), true));
-      else if (n.type !== '[[' && n.type !== ']]') words.push(evalWord(n, src));
-      return;
-    }
-    for (const c of n.children) leaves(c);
-  };
-  leaves(node);
-  const fx = effectsOf('[[');
-  judgeTestWords(words, fx);
-  if (fx.unknown !== undefined) problem(state, fx.unknown);
-}
-
-/** Words of a node whose pieces the parser splits though no blank separates them (`N''ODE_OPTIONS=x`). */
-function joinedWords(nodes: readonly ShellNode[], src: string): ShellWord[] {
-  const out: ShellWord[] = [];
-  let last = -1;
-  for (const n of nodes) {
-    let word: ShellWord;
-    if (n.type === 'variable_assignment') {
-      const value = n.children.find((c) => c.field === 'value');
-      const name = n.children.find((c) => c.field === 'name');
-      const v = value ? evalWord(value, src) : undefined;
-      const text = src.slice(n.start, n.end);
-      const nameText = name ? src.slice(name.start, name.end) : '';
-      word = {
-        value: `${nameText}=${v?.value ?? ''}`,
-        literal: (v?.literal ?? true) && name?.type !== 'subscript',
-        glob: false,
-        text,
-      };
-    } else if (n.type === 'variable_name') word = syntheticWord(src.slice(n.start, n.end), true);
-    else word = evalWord(n, src);
-    const prev = out[out.length - 1];
-    if (prev && n.start === last) {
-      out[out.length - 1] = {
-        value: prev.value + word.value,
-        literal: prev.literal && word.literal,
-        glob: prev.glob || word.glob,
-        text: prev.text + word.text,
-      };
-    } else out.push(word);
-    last = n.end;
-  }
-  return out;
 }
 
 function declaration(

@@ -85,5 +85,7 @@ export const readOnlyWithoutModel = (argv: readonly ShellWord[]): boolean => {
   // `date -s` sets the clock; `xxd a b` writes b.
   if (base === 'date' && argv.some((w) => /^(-s|--set)/.test(w.value))) return false;
   if (base === 'xxd' && argv.filter((w) => !w.value.startsWith('-')).length > 2) return false;
+  // `uniq IN OUT` writes OUT.
+  if (base === 'uniq') return argv.slice(1).filter((w) => !w.value.startsWith('-')).length <= 1;
   return READ_ONLY.has(base);
 };

@@ -42,6 +42,9 @@ export interface ProgramEffects {
   partial?: boolean;
 }
 
+/** A program's model: what its words do. */
+export type Model = (argv: readonly ShellWord[]) => ProgramEffects;
+
 /** Fresh, empty effects for `program`: read-only until a word says otherwise. */
 export const effectsOf = (program: string): ProgramEffects => ({
   program,
@@ -205,9 +208,15 @@ export function readOptions(
   return operands;
 }
 
-/** `flag` for each name: a compact way to list harmless switches. */
-export const flags = (...names: string[]): Record<string, OptionKind> =>
-  Object.fromEntries(names.map((n) => [n, 'flag' as const]));
-/** `value` for each name: options whose value changes nothing and names no file. */
-export const values = (...names: string[]): Record<string, OptionKind> =>
-  Object.fromEntries(names.map((n) => [n, 'value' as const]));
+/** `kind` for each of the space-separated option names: `opts('--a --b', 'opt')`. */
+export const opts = (names: string, kind: OptionKind): Record<string, OptionKind> =>
+  Object.fromEntries(
+    names
+      .split(/\s+/)
+      .filter((n) => n !== '')
+      .map((n) => [n, kind]),
+  );
+/** `flag` for each space-separated name: harmless switches. */
+export const flags = (names: string): Record<string, OptionKind> => opts(names, 'flag');
+/** `value` for each space-separated name: options whose value changes nothing and names no file. */
+export const values = (names: string): Record<string, OptionKind> => opts(names, 'value');

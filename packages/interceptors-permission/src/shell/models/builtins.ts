@@ -1,0 +1,115 @@
+import { envAllowed } from '../names';
+import type { ShellWord } from '../words';
+import { effectsOf, type Model, notUnderstood, type ProgramEffects } from './model';
+
+/** Names a declaration or `printf -v` assigns: a subscript evaluates code, and exports need the allowlist. */
+export function judgeAssignedName(raw: ShellWord, fx: ProgramEffects, exported: boolean): void {
+  const eq = raw.value.indexOf('=');
+  const name = eq < 0 ? raw.value : raw.value.slice(0, eq);
+  if (!raw.literal && (eq < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))) {
+    notUnderstood(fx, `${raw.text} is not known before it runs`);
+    return;
+  }
+  const bracket = name.indexOf('[');
+  if (bracket >= 0 && !/^[A-Za-z_][A-Za-z0-9_]*\[[0-9]+\]$/.test(name)) {
+    notUnderstood(
+      fx,
+      `the subscript of ${name} is evaluated as arithmetic, which may run commands`,
+    );
+    return;
+  }
+  const base = bracket < 0 ? name : name.slice(0, bracket);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(base)) {
+    notUnderstood(fx, `${name} is not a variable name`);
+    return;
+  }
+  if (!envAllowed(base, exported)) {
+    notUnderstood(fx, `it sets ${base}, which may change what later commands run or load`);
+  }
+}
+
+/** declare / typeset / export / local / readonly. */
+export const declare: Model = (argv) => {
+  const program = argv[0]?.value ?? 'declare';
+  const fx = effectsOf(program);
+  let exported = program === 'export';
+  let integer = false;
+  const names: ShellWord[] = [];
+  for (const w of argv.slice(1)) {
+    if (w.literal && /^[-+][a-zA-Z]+$/.test(w.value)) {
+      const letters = w.value.slice(1);
+      if (letters.includes('x')) exported = true;
+      if (letters.includes('i')) integer = true;
+      if (letters.includes('n'))
+        notUnderstood(fx, `${program} -n makes a name refer to another, evaluated later`);
+      if (/[^aAfFgilnprtuxI]/.test(letters))
+        notUnderstood(fx, `${program} option ${w.value} is not one the model knows`);
+      continue;
+    }
+    names.push(w);
+  }
+  for (const w of names) {
+    judgeAssignedName(w, fx, exported);
+    const eq = w.value.indexOf('=');
+    if (integer && eq >= 0 && !/^-?[0-9]+$/.test(w.value.slice(eq + 1)))
+      notUnderstood(fx, `${program} -i evaluates ${w.text} as arithmetic, which may run commands`);
+    if (integer && eq < 0)
+      notUnderstood(fx, `${program} -i makes later assignments to ${w.value} arithmetic`);
+  }
+  return fx;
+};
+
+const ARITHMETIC = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+/** test / `[`: `-v name[subscript]` and arithmetic comparisons of names evaluate code. */
+export function judgeTestWords(words: readonly ShellWord[], fx: ProgramEffects): void {
+  words.forEach((w, i) => {
+    if (w.literal && (w.value === '-v' || w.value === '-R')) {
+      const name = words[i + 1];
+      if (name?.value.includes('[') && !/\[[0-9@*]+\]$/.test(name.value))
+        notUnderstood(fx, `${w.value} ${name.text} evaluates a subscript, which may run commands`);
+    }
+    if (w.literal && ARITHMETIC.has(w.value)) {
+      for (const side of [words[i - 1], words[i + 1]]) {
+        if (side && !(side.literal && /^\s*-?[0-9]+\s*$/.test(side.value)))
+          notUnderstood(
+            fx,
+            `${w.value} evaluates ${side.text} as arithmetic, which may run commands`,
+          );
+      }
+    }
+  });
+}
+
+export const test: Model = (argv) => {
+  const fx = effectsOf(argv[0]?.value ?? 'test');
+  judgeTestWords(argv.slice(1), fx);
+  return fx;
+};
+
+/** echo / printf print their words; like any program's literal words they are still checked as written. */
+export const echo: Model = () => {
+  const fx = effectsOf('echo');
+  fx.partial = true;
+  return fx;
+};
+
+export const printf: Model = (argv) => {
+  const fx = effectsOf('printf');
+  fx.partial = true;
+  if (argv[1]?.value === '-v') {
+    const name = argv[2];
+    if (name) judgeAssignedName(name, fx, false);
+  }
+  return fx;
+};
+
+/** unset: a subscript (`unset 'a[$(…)]'`) is evaluated as arithmetic. */
+export const unset: Model = (argv) => {
+  const fx = effectsOf('unset');
+  for (const w of argv.slice(1)) {
+    if (w.literal && w.value.startsWith('-')) continue;
+    if (!w.literal || (w.value.includes('[') && !/\[[0-9@*]+\]$/.test(w.value)))
+      notUnderstood(fx, `unset ${w.text} evaluates a subscript, which may run commands`);
+  }
+  return fx;
+};

@@ -1,0 +1,388 @@
+import { type ShellWord, syntheticWord } from '../words';
+import {
+  effectsOf,
+  flags,
+  type Model,
+  notUnderstood,
+  type OptionKind,
+  type OptionTable,
+  opts,
+  readOptions,
+  values,
+} from './model';
+import { judgeAwkProgram, judgeJqFilter, judgeSedScript } from './scripts';
+
+const digits = opts('0 1 2 3 4 5 6 7 8 9', 'flag');
+
+/** A program that only reads its operands, with these options. */
+export const reader =
+  (program: string, table: OptionTable, firstIsScript = false): Model =>
+  (argv) => {
+    const fx = effectsOf(program);
+    const operands = readOptions(argv, 1, table, fx);
+    fx.reads.push(...(firstIsScript ? operands.slice(1) : operands));
+    return fx;
+  };
+
+const GREP_TABLE: OptionTable = {
+  long: {
+    ...flags(
+      '--ignore-case --no-ignore-case --word-regexp --line-regexp --count --files-with-matches --files-without-match --line-number --no-filename --with-filename --only-matching --quiet --silent --no-messages --byte-offset --extended-regexp --fixed-strings --basic-regexp --perl-regexp --null --null-data --text --invert-match --line-buffered --initial-tab --binary --no-ignore-case',
+    ),
+    ...values(
+      '--regexp --max-count --after-context --before-context --context --include --exclude --exclude-dir --label --binary-files --devices',
+    ),
+    ...opts('--color --colour', 'opt'),
+    ...opts('--recursive --dereference-recursive', 'tree'),
+    '--file': 'read',
+    '--exclude-from': 'read',
+    '--directories': (v, fx) => {
+      if (v.value === 'recurse') fx.recursive = true;
+    },
+  },
+  short: {
+    ...flags('i y w x c l L n h H o q s b E F G P z Z a I U T v'),
+    ...digits,
+    ...values('e m A B C D'),
+    r: 'tree',
+    R: 'tree',
+    f: 'read',
+    d: (v, fx) => {
+      if (v.value === 'recurse') fx.recursive = true;
+    },
+  },
+};
+
+export const grep: Model = (argv) => {
+  const fx = effectsOf('grep');
+  const operands = readOptions(argv, 1, GREP_TABLE, fx);
+  const given = argv.some((w) => w.literal && /^(-[a-zA-Z]*[ef]|--regexp|--file)/.test(w.value));
+  const files = given ? operands : operands.slice(1);
+  fx.reads.push(...files);
+  if (fx.recursive && files.length === 0) fx.reads.push(syntheticWord('.', true));
+  return fx;
+};
+
+const RG_TABLE: OptionTable = {
+  long: {
+    ...flags(
+      '--ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --count --count-matches --files-with-matches --files-without-match --line-number --no-line-number --no-filename --with-filename --only-matching --quiet --fixed-strings --invert-match --hidden --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-parent --no-ignore-global --no-ignore-exclude --no-ignore-files --follow --files --json --vimgrep --heading --no-heading --column --no-column --trim --multiline --multiline-dotall --pcre2 --no-messages --null --null-data --text --binary --search-zip --stats --type-list --byte-offset --crlf --unrestricted --sort-files --no-config --one-file-system --passthru --pretty --debug --trace --line-buffered --block-buffered --no-unicode --glob-case-insensitive --include-zero --max-columns-preview --mmap --no-mmap --no-require-git --auto-hybrid-regex --no-pcre2-unicode --no-encoding --with-filename',
+    ),
+    ...values(
+      '--regexp --glob --iglob --type --type-not --type-add --type-clear --max-count --after-context --before-context --context --replace --encoding --max-columns --threads --sort --sortr --color --colors --max-depth --max-filesize --path-separator --engine --field-match-separator --field-context-separator --context-separator --dfa-size-limit --regex-size-limit --hostname-bin',
+    ),
+    '--file': 'read',
+    '--ignore-file': 'read',
+    '--pre': 'run',
+    '--pre-glob': 'value',
+  },
+  short: {
+    ...flags('i S s w x c l n N I H o q F v L U P a z u p b 0 h V'),
+    ...values('e g t T m A B C r E j M d'),
+    f: 'read',
+  },
+};
+
+export const rg: Model = (argv) => {
+  const fx = effectsOf('rg');
+  const operands = readOptions(argv, 1, RG_TABLE, fx);
+  const given = argv.some(
+    (w) => w.literal && /^(-[a-zA-Z]*[ef]|--regexp|--file|--files|--type-list)/.test(w.value),
+  );
+  const files = given ? operands : operands.slice(1);
+  fx.recursive = true;
+  fx.reads.push(...files);
+  if (files.length === 0) fx.reads.push(syntheticWord('.', true));
+  return fx;
+};
+
+/** sed: `-e` / `--expression` give scripts (judged), `-f` a script file (not seen: not understood). */
+export const sed: Model = (argv) => {
+  const fx = effectsOf('sed');
+  const scripts: ShellWord[] = [];
+  let fromFile = false;
+  let inPlace = false;
+  const script: OptionKind = (v) => {
+    scripts.push(v);
+  };
+  const file: OptionKind = (v, f) => {
+    fromFile = true;
+    f.reads.push(v);
+  };
+  const edit: OptionKind = () => {
+    inPlace = true;
+  };
+  const operands = readOptions(
+    argv,
+    1,
+    {
+      long: {
+        ...flags(
+          '--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug --sandbox --follow-symlinks --binary',
+        ),
+        '--expression': script,
+        '--file': file,
+        '--line-length': 'value',
+        '--in-place': (v, f, o) => edit(v, f, o),
+      },
+      short: { ...flags('n E r s u z'), e: script, f: file, l: 'value', i: 'opt' },
+    },
+    fx,
+  );
+  // `-i` takes its suffix attached only; `--in-place` with or without `=SUFFIX`.
+  if (argv.some((w) => w.literal && (/^-[a-zA-Z]*i/.test(w.value) || w.value === '--in-place')))
+    inPlace = true;
+  const sandbox = argv.some((w) => w.literal && w.value === '--sandbox');
+  const given = scripts.length > 0 || fromFile;
+  const files = given ? operands : operands.slice(1);
+  if (!given && operands[0]) scripts.push(operands[0]);
+  if (fromFile) notUnderstood(fx, 'sed -f runs a script from a file the model cannot see');
+  for (const s of scripts) {
+    if (!s.literal) notUnderstood(fx, `the sed script ${s.text} is not known before it runs`);
+    else judgeSedScript(s.value, fx, sandbox);
+  }
+  fx.reads.push(...files);
+  if (inPlace) {
+    // Editing in place is not what a rule for a reader means: judged like output redirection.
+    for (const f of files) fx.sideWrites.push({ op: 'sed -i', target: f });
+    fx.readOnly = false;
+  }
+  return fx;
+};
+
+export const awk: Model = (argv) => {
+  const program = argv[0]?.value ?? 'awk';
+  const fx = effectsOf(program);
+  const table: OptionTable = {
+    long: {
+      '--field-separator': 'value',
+      '--assign': 'value',
+      '--file': 'read',
+      '--source': (v, f) => judgeAwkProgram(v, f),
+      '--posix': 'flag',
+      '--traditional': 'flag',
+      '--characters-as-bytes': 'flag',
+      '--sandbox': 'flag',
+    },
+    short: {
+      F: 'value',
+      v: 'value',
+      f: 'read',
+      e: (v, f) => judgeAwkProgram(v, f),
+      b: 'flag',
+      P: 'flag',
+      c: 'flag',
+      S: 'flag',
+    },
+  };
+  const operands = readOptions(argv, 1, table, fx);
+  const fromFile = argv.some((w) => w.literal && /^(-f|--file)/.test(w.value));
+  const given = fromFile || argv.some((w) => w.literal && /^(-e|--source)/.test(w.value));
+  if (fromFile) notUnderstood(fx, `${program} -f runs a program from a file the model cannot see`);
+  if (!given) {
+    if (operands[0]) judgeAwkProgram(operands[0], fx);
+  }
+  // `var=value` operands assign; the rest are files read.
+  fx.reads.push(
+    ...(given ? operands : operands.slice(1)).filter(
+      (w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.value),
+    ),
+  );
+  return fx;
+};
+
+export const SORT_TABLE: OptionTable = {
+  long: {
+    ...flags(
+      '--ignore-leading-blanks --dictionary-order --ignore-case --general-numeric-sort --ignore-nonprinting --month-sort --human-numeric-sort --numeric-sort --random-sort --reverse --version-sort --check --merge --stable --unique --zero-terminated --debug',
+    ),
+    ...values(
+      '--key --field-separator --buffer-size --temporary-directory --parallel --batch-size --sort',
+    ),
+    ...opts('--check', 'opt'),
+    '--output': 'write',
+    '--random-source': 'read',
+    '--files0-from': 'read',
+    '--compress-program': 'run',
+  },
+  short: {
+    ...flags('b d f g i M h n R r V c C m s u z'),
+    ...values('k t S T'),
+    o: 'write',
+  },
+};
+
+export const jq: Model = (argv) => {
+  const fx = effectsOf('jq');
+  const rest: ShellWord[] = [argv[0] as ShellWord];
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    // Two values: a name and a value or file.
+    if (w.literal && (w.value === '--arg' || w.value === '--argjson')) i += 2;
+    else if (w.literal && (w.value === '--slurpfile' || w.value === '--rawfile')) {
+      const file = argv[i + 2];
+      if (file) fx.reads.push(file);
+      i += 2;
+    } else if (w.literal && (w.value === '--args' || w.value === '--jsonargs')) {
+      // Positional arguments after this are values, not files.
+      rest.push(w);
+      break;
+    } else rest.push(w);
+  }
+  const table: OptionTable = {
+    long: {
+      ...flags(
+        '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
+      ),
+      '--indent': 'value',
+      '--from-file': 'read',
+      '--library-path': 'value',
+    },
+    short: {
+      ...flags('n R s c r j a S C M e'),
+      f: 'read',
+      L: 'value',
+    },
+  };
+  const operands = readOptions(rest, 1, table, fx);
+  const fromFile = rest.some((w) => w.literal && /^(-f|--from-file)/.test(w.value));
+  if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
+  const filter = fromFile ? undefined : operands[0];
+  if (filter) judgeJqFilter(filter, fx);
+  if (!rest.some((w) => w.value === '--args' || w.value === '--jsonargs'))
+    fx.reads.push(...(fromFile ? operands : operands.slice(1)));
+  return fx;
+};
+
+/** find: start paths read recursively; `-exec` and friends run a command, judged on its own. */
+export const find: Model = (argv) => {
+  const fx = effectsOf('find');
+  // find lists names and reads no content: its start paths are checked as paths, not as trees
+  // (what -exec runs on each file is judged on its own).
+  const TESTS_WITH_VALUE = new Set([
+    '-name',
+    '-iname',
+    '-path',
+    '-ipath',
+    '-regex',
+    '-iregex',
+    '-type',
+    '-xtype',
+    '-size',
+    '-mtime',
+    '-mmin',
+    '-atime',
+    '-amin',
+    '-ctime',
+    '-cmin',
+    '-newer',
+    '-anewer',
+    '-cnewer',
+    '-user',
+    '-group',
+    '-uid',
+    '-gid',
+    '-perm',
+    '-links',
+    '-inum',
+    '-samefile',
+    '-maxdepth',
+    '-mindepth',
+    '-lname',
+    '-ilname',
+    '-wholename',
+    '-iwholename',
+    '-used',
+    '-fstype',
+    '-regextype',
+    '-printf',
+    '-context',
+  ]);
+  const TESTS = new Set([
+    '-empty',
+    '-true',
+    '-false',
+    '-readable',
+    '-writable',
+    '-executable',
+    '-nouser',
+    '-nogroup',
+    '-prune',
+    '-quit',
+    '-depth',
+    '-d',
+    '-mount',
+    '-xdev',
+    '-noleaf',
+    '-follow',
+    '-daystart',
+    '-print',
+    '-print0',
+    '-ls',
+    '-a',
+    '-o',
+    '-and',
+    '-or',
+    '-not',
+    '!',
+    '(',
+    ')',
+    ',',
+    '-ignore_readdir_race',
+    '-noignore_readdir_race',
+    '-nowarn',
+    '-warn',
+  ]);
+  let i = 1;
+  while (i < argv.length && /^-[HLP]$/.test(argv[i]?.value ?? '')) i++;
+  const starts: ShellWord[] = [];
+  for (; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    if (w.literal && (w.value.startsWith('-') || w.value === '!' || w.value === '(')) break;
+    starts.push(w);
+  }
+  fx.reads.push(...(starts.length > 0 ? starts : [syntheticWord('.', true)]));
+  for (; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    const v = w.value;
+    if (!w.literal) {
+      notUnderstood(fx, `${w.text} is not known before it runs and could be a find action`);
+      continue;
+    }
+    if (TESTS.has(v)) continue;
+    if (TESTS_WITH_VALUE.has(v)) {
+      i++;
+      continue;
+    }
+    if (v === '-exec' || v === '-execdir' || v === '-ok' || v === '-okdir') {
+      const cmd: ShellWord[] = [];
+      for (i++; i < argv.length; i++) {
+        const c = argv[i] as ShellWord;
+        if (c.value === ';' || c.value === '+') break;
+        // `{}` is each file found: not known before it runs.
+        cmd.push(c.value.includes('{}') ? syntheticWord(c.text) : c);
+      }
+      if (cmd.length > 0) fx.runs.push(cmd);
+      else notUnderstood(fx, `find ${v} names no command`);
+      continue;
+    }
+    if (v === '-fprint' || v === '-fprint0' || v === '-fls' || v === '-fprintf') {
+      const file = argv[i + 1];
+      if (file) fx.sideWrites.push({ op: `find ${v}`, target: file });
+      fx.readOnly = false;
+      i += v === '-fprintf' ? 2 : 1;
+      continue;
+    }
+    if (v === '-files0-from') {
+      const file = argv[++i];
+      if (file) fx.reads.push(file);
+      continue;
+    }
+    if (v === '-delete') {
+      notUnderstood(fx, 'find -delete deletes what it finds');
+      continue;
+    }
+    notUnderstood(fx, `find ${v} is not an expression the model knows`);
+  }
+  return fx;
+};

@@ -1,0 +1,330 @@
+import { type ShellWord, syntheticWord } from '../words';
+import {
+  effectsOf,
+  flags,
+  type Model,
+  notUnderstood,
+  type OptionKind,
+  type OptionTable,
+  opts,
+  readOptions,
+  values,
+} from './model';
+
+/** node / python / … : code given on the command line is not modelled. */
+export const interpreter =
+  (inline: RegExp): Model =>
+  (argv) => {
+    const fx = effectsOf(argv[0]?.value ?? '');
+    fx.readOnly = false;
+    fx.partial = true;
+    for (const w of argv.slice(1)) {
+      if (!w.literal || !w.value.startsWith('-')) break;
+      if (inline.test(w.value)) notUnderstood(fx, `${w.value} runs code given on the command line`);
+    }
+    if (argv[1]?.value === '-')
+      notUnderstood(fx, `${argv[0]?.value} - runs code from its standard input`);
+    if (onlyAsksVersion(argv)) fx.readOnly = true;
+    return fx;
+  };
+
+/** `node --version`, `npm -v`, `python3 --help`: prints and exits. */
+const onlyAsksVersion = (argv: readonly ShellWord[]): boolean =>
+  argv.length === 2 && /^(--version|-v|-V|--help|-h)$/.test(argv[1]?.value ?? '');
+
+const PACKAGE_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--silent --if-present --workspaces --include-workspace-root --no-color --color --json --parseable --long --ignore-scripts --frozen-lockfile --prefer-offline --offline --no-audit --no-fund --recursive --parallel --stream --no-bail --bail --verbose --quiet --production --dev --save-dev --save-exact --global --version --help --reporter-silent --aggregate-output --sequential --immutable --no-frozen-lockfile --prefer-frozen-lockfile --fail-if-no-match',
+    ),
+    ...values(
+      '--workspace --filter --loglevel --reporter --dir --package --tag --access --otp --cwd --depth --omit --include',
+    ),
+    '--node-options': 'run',
+    '--script-shell': 'run',
+    '--call': 'run',
+    '--userconfig': 'run',
+    '--globalconfig': 'run',
+    '--prefix': 'run',
+    '--registry': 'run',
+    '--shell': 'run',
+  },
+  short: {
+    ...flags('s r g D E y q v h'),
+    w: 'value',
+    C: 'value',
+    F: 'value',
+    c: 'run',
+    p: 'value',
+  },
+};
+
+/** npm / pnpm / yarn / npx: their options before the script's own arguments (`--` and after pass through). */
+export const packageManager: Model = (argv) => {
+  const fx = effectsOf(argv[0]?.value ?? 'npm');
+  fx.readOnly = false;
+  fx.partial = true;
+  const dashdash = argv.findIndex((w) => w.literal && w.value === '--');
+  const own = dashdash < 0 ? argv : argv.slice(0, dashdash);
+  // After npx / npm exec / pnpm dlx the package's own options follow its name.
+  const execAt = own.findIndex(
+    (w, i) =>
+      i > 0 &&
+      w.literal &&
+      !w.value.startsWith('-') &&
+      (argv[0]?.value === 'npx' || ['exec', 'x', 'dlx'].includes(own[i - 1]?.value ?? '')),
+  );
+  readOptions(execAt < 0 ? own : own.slice(0, execAt + 1), 1, PACKAGE_OPTIONS, fx);
+  if (onlyAsksVersion(argv)) fx.readOnly = true;
+  return fx;
+};
+
+export const tee: Model = (argv) => {
+  const fx = effectsOf('tee');
+  const operands = readOptions(
+    argv,
+    1,
+    {
+      long: { ...flags('--append --ignore-interrupts'), '--output-error': 'opt' },
+      short: flags('a i p'),
+    },
+    fx,
+  );
+  fx.writes.push(...operands);
+  fx.readOnly = operands.length === 0;
+  return fx;
+};
+
+export const dd: Model = (argv) => {
+  const fx = effectsOf('dd');
+  for (const w of argv.slice(1)) {
+    const eq = w.value.indexOf('=');
+    const key = eq < 0 ? w.value : w.value.slice(0, eq);
+    const value = syntheticWord(w.value.slice(eq + 1), w.literal);
+    if (!w.literal) notUnderstood(fx, `${w.text} is not known before it runs`);
+    else if (key === 'if') fx.reads.push(value);
+    else if (key === 'of') {
+      fx.writes.push(value);
+      fx.readOnly = false;
+    } else if (
+      ![
+        'bs',
+        'ibs',
+        'obs',
+        'cbs',
+        'count',
+        'skip',
+        'seek',
+        'iseek',
+        'oseek',
+        'conv',
+        'status',
+        'iflag',
+        'oflag',
+      ].includes(key) &&
+      w.value !== '--help'
+    )
+      notUnderstood(fx, `dd operand ${w.value} is not one the model knows`);
+  }
+  return fx;
+};
+
+/** cp / mv / ln / install: the last operand (or `-t DIR`) is written; mv also takes its sources away. */
+export const copier =
+  (program: string): Model =>
+  (argv) => {
+    const fx = effectsOf(program);
+    fx.readOnly = false;
+    const table: OptionTable = {
+      long: {
+        ...flags(
+          '--recursive --archive --force --interactive --no-clobber --verbose --link --symbolic --update --dereference --no-dereference --no-target-directory --parents --relative --physical --logical --one-file-system --strip-trailing-slashes --remove-destination --attributes-only --debug --exchange --no-copy',
+        ),
+        ...opts('--backup --preserve --no-preserve --reflink --sparse --update', 'opt'),
+        '--suffix': 'value',
+        '--target-directory': (v, f) => f.writes.push(v),
+        '--mode': 'value',
+        '--owner': 'value',
+        '--group': 'value',
+      },
+      short: {
+        ...flags('r R a f i n v p l s u b L P H T x d F Z D c'),
+        S: 'value',
+        t: (v, f) => f.writes.push(v),
+        m: 'value',
+        o: 'value',
+        g: 'value',
+      },
+    };
+    const operands = readOptions(argv, 1, table, fx);
+    fx.recursive = argv.some(
+      (w) =>
+        w.literal &&
+        (/^-[a-zA-Z]*[rRa]/.test(w.value) || w.value === '--recursive' || w.value === '--archive'),
+    );
+    const targetGiven = fx.writes.length > 0;
+    const sources = targetGiven || operands.length < 2 ? operands : operands.slice(0, -1);
+    if (!targetGiven && operands.length >= 2)
+      fx.writes.push(operands[operands.length - 1] as ShellWord);
+    // mv takes its sources away (a write) and makes their content readable elsewhere (a read);
+    // `ln -s` only names them.
+    if (program !== 'ln') fx.reads.push(...sources);
+    if (program === 'mv') fx.writes.push(...sources);
+    return fx;
+  };
+
+export const tar: Model = (argv) => {
+  const fx = effectsOf('tar');
+  const words = [...argv];
+  if (words[1]?.literal && /^[a-zA-Z]+$/.test(words[1].value))
+    words[1] = syntheticWord(`-${words[1].value}`, true);
+  const mode =
+    words.slice(1).find((w) => w.literal && /^-[a-zA-Z]*[cxtru]/.test(w.value))?.value ?? '';
+  const long =
+    words.find((w) => /^--(create|extract|get|list|append|update)$/.test(w.value))?.value ?? '';
+  const create = /^-[a-zA-Z]*[cru]/.test(mode) || /create|append|update/.test(long);
+  const extract = /^-[a-zA-Z]*x/.test(mode) || /extract|get/.test(long);
+  const archive: OptionKind = (v, f) => {
+    if (create) f.writes.push(v);
+    else f.reads.push(v);
+  };
+  const table: OptionTable = {
+    long: {
+      ...flags(
+        '--create --extract --get --list --append --update --gzip --bzip2 --xz --zstd --lzma --auto-compress --verbose --keep-old-files --skip-old-files --no-same-owner --no-same-permissions --same-permissions --preserve-permissions --numeric-owner --dereference --no-recursion --recursion --totals --overwrite --strip-components --wildcards --anchored --exclude-vcs --exclude-vcs-ignores --sort --full-time',
+      ),
+      ...values(
+        '--exclude --transform --owner --group --mode --mtime --format --strip-components --sort',
+      ),
+      '--file': archive,
+      '--directory': 'value',
+      '--files-from': 'read',
+      '--exclude-from': 'read',
+      ...opts(
+        '--to-command --use-compress-program --checkpoint-action --info-script --new-volume-script --rsh-command --rmt-command',
+        'run',
+      ),
+    },
+    short: {
+      ...flags('c x t r u z j J a v k p h P O m S W'),
+      f: archive,
+      C: 'value',
+      T: 'read',
+      X: 'read',
+      I: 'run',
+      F: 'run',
+    },
+  };
+  const operands = readOptions(words, 1, table, fx);
+  fx.recursive = true;
+  if (create) {
+    fx.reads.push(...operands);
+    fx.readOnly = false;
+  } else if (extract)
+    notUnderstood(
+      fx,
+      'tar extracts the file names the archive holds, which are not known before it runs',
+    );
+  return fx;
+};
+
+export const curl: Model = (argv) => {
+  const fx = effectsOf('curl');
+  fx.network = true;
+  fx.readOnly = false;
+  const data: OptionKind = (v, f) => {
+    const at = v.value.indexOf('@');
+    if (at >= 0 && (at === 0 || v.value[at - 1] === '='))
+      f.reads.push(syntheticWord(v.value.slice(at + 1), v.literal));
+    else if (!v.literal) f.reads.push(v);
+  };
+  readOptions(
+    argv,
+    1,
+    {
+      long: {
+        ...flags(
+          '--silent --show-error --fail --location --include --head --verbose --insecure --compressed --remote-name --remote-name-all --get --http1.1 --http2 --globoff --no-progress-meter --fail-with-body --create-dirs --remote-header-name',
+        ),
+        ...values(
+          '--request --header --user-agent --max-time --connect-timeout --retry --user --referer --write-out --url --proxy --resolve --range --max-redirs',
+        ),
+        '--output': 'write',
+        '--dump-header': 'write',
+        '--cookie-jar': 'write',
+        '--trace': 'write',
+        '--trace-ascii': 'write',
+        '--stderr': 'write',
+        '--output-dir': 'write',
+        '--upload-file': 'read',
+        '--config': 'read',
+        '--netrc-file': 'read',
+        '--cert': 'read',
+        '--key': 'read',
+        '--cookie': data,
+        '--data': data,
+        '--data-binary': data,
+        '--data-raw': 'value',
+        '--data-urlencode': data,
+        '--form': data,
+        '--json': data,
+      },
+      short: {
+        ...flags('s S f L i I v k O G g J #'),
+        ...values('X H A m u e w x r'),
+        o: 'write',
+        D: 'write',
+        c: 'write',
+        T: 'read',
+        K: 'read',
+        E: 'read',
+        b: data,
+        d: data,
+        F: data,
+      },
+    },
+    fx,
+  );
+  return fx;
+};
+
+export const wget: Model = (argv) => {
+  const fx = effectsOf('wget');
+  fx.network = true;
+  fx.readOnly = false;
+  readOptions(
+    argv,
+    1,
+    {
+      long: {
+        ...flags(
+          '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
+        ),
+        ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
+        '--output-document': 'write',
+        '--output-file': 'write',
+        '--append-output': 'write',
+        '--directory-prefix': 'write',
+        '--input-file': 'read',
+        '--post-file': 'read',
+        '--body-file': 'read',
+        '--load-cookies': 'read',
+        '--save-cookies': 'write',
+        '--post-data': 'value',
+        '--execute': 'run',
+      },
+      short: {
+        ...flags('q v c N S r m p k b x E K H L np'),
+        ...values('t T U l w A R D'),
+        O: 'write',
+        o: 'write',
+        a: 'write',
+        P: 'write',
+        i: 'read',
+        e: 'run',
+      },
+    },
+    fx,
+  );
+  return fx;
+};
