@@ -69,9 +69,12 @@ describe(`benign corpus (${ALL.length} commands)`, () => {
   test('plan mode: the read-only commands it refuses are exactly the known gaps', {
     timeout: 180_000,
   }, async () => {
-    const { ran, asked, denied } = await decide(BENIGN_READ_ONLY, 'plan');
+    const { ran, asked, denied, why } = await decide(BENIGN_READ_ONLY, 'plan');
     console.log(
-      `benign, plan mode: ${ran.length} of ${BENIGN_READ_ONLY.length} read-only commands ran`,
+      `benign, plan mode: ${ran.length} of ${BENIGN_READ_ONLY.length} read-only commands ran` +
+        denied
+          .map((command) => `\n  refused: ${JSON.stringify(command)} — ${why.get(command)}`)
+          .join(''),
     );
     expect(asked, 'plan mode never asks').toEqual([]);
     expect(denied, 'refused in plan mode (update KNOWN_PLAN_REFUSALS when this shrinks)').toEqual(
