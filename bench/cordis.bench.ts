@@ -7,6 +7,9 @@
  * proxy (every listener cordis stores is wrapped so that `this` and each argument are traced to
  * the listener's context). The "held service" and "runChain" tasks split those costs.
  */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Context } from '@deepseek-ai/cordis';
 import {
   type ChainEntry,
@@ -18,7 +21,7 @@ import {
   type ToolExecutionResult,
   textContent,
 } from 'dsh-tools';
-import { ToolRegistry } from 'dsh-tools/cordis';
+import { TOOL_RUNTIME_SCHEDULER, ToolRegistry } from 'dsh-tools/cordis';
 import { formatNs, isResolved, reportRatio, runSuite } from './lib';
 
 const echo: ToolDefinition<{ text: string }> = {
@@ -163,3 +166,204 @@ console.log(
 );
 // Not clamped: a negative or NaN cost is reported as not resolved, never as met.
 reportRatio('event-layer cost per listener / 1 µs', perListenerLayer / 1000, 1);
+
+// ---------------------------------------------------------------------------------------------
+// The DeepSeek Harness's own agent loop, one full turn with 5 parallel tool calls, on ours and on
+// `@deepseek-ai/dsh-tools`'s ToolRuntime. The harness packages are the ones examples/upstream-compat
+// installs: resolved from there, so the bench package does not pin a second copy of each.
+
+const compat = createRequire(join(process.cwd(), '../examples/upstream-compat/package.json'));
+// biome-ignore lint/suspicious/noExplicitAny: the harness's packages are loaded untyped here
+type Any = any;
+const load = async (name: string): Promise<Any> => import(pathToFileURL(compat.resolve(name)).href);
+const [agentMod, loopMod, llmMod, sessionMod, promptMod, upstreamTools] = await Promise.all([
+  load('@deepseek-ai/dsh-agent'),
+  load('@deepseek-ai/dsh-agent-loop'),
+  load('@deepseek-ai/dsh-llm'),
+  load('@deepseek-ai/dsh-session'),
+  load('@deepseek-ai/dsh-system-prompt'),
+  load('@deepseek-ai/dsh-tools'),
+]);
+// The loop uses Promise.withResolvers (Node 22); this repository's floor is Node 20.
+(Promise as unknown as { withResolvers?: unknown }).withResolvers ??= () => {
+  let resolve: unknown;
+  let reject: unknown;
+  const promise = new Promise((a, b) => {
+    resolve = a;
+    reject = b;
+  });
+  return { promise, resolve, reject };
+};
+
+const PARALLEL = 5;
+/** A model that asks for 5 parallel calls, then answers: one turn is two model calls. */
+class FiveCalls extends (llmMod.LlmAdapter as new () => Any) {
+  private asked = false;
+  providerInfo(provider: string) {
+    return { id: provider, name: provider };
+  }
+  async resolveModel(provider: string, model: string) {
+    return { provider, id: model, name: model };
+  }
+  async *stream(): AsyncIterable<Any> {
+    this.asked = !this.asked;
+    if (!this.asked) {
+      yield { type: 'block-start', index: 0, blockType: 'text' };
+      yield { type: 'text-delta', index: 0, text: 'done' };
+      yield { type: 'block-end', index: 0, block: { type: 'text', text: 'done' } };
+      yield { type: 'finish', reason: 'stop' };
+      return;
+    }
+    for (let i = 0; i < PARALLEL; i++) {
+      const block = {
+        type: 'tool-call',
+        id: `t${i}`,
+        name: 'lookup',
+        arguments: `{"key":"k${i}"}`,
+      };
+      yield { type: 'block-start', index: i, blockType: 'tool-call' };
+      yield {
+        type: 'tool-call-delta',
+        index: i,
+        id: block.id,
+        name: block.name,
+        argumentsDelta: block.arguments,
+      };
+      yield { type: 'block-end', index: i, block };
+    }
+    yield { type: 'finish', reason: 'tool-calls' };
+  }
+}
+
+const lookup = upstreamTools.defineTool({
+  name: 'lookup',
+  description: 'Looks a key up.',
+  parameters: { key: { type: 'string', required: true } },
+  output: {
+    schema: { type: 'string' },
+    render: (_a: unknown, v: string) => [{ type: 'text', text: v }],
+  },
+  isConcurrencySafe: () => true,
+  execute: async (args: { key: string }) => `value of ${args.key}`,
+});
+
+let sessions = 0;
+const loopApp = async (host: 'ours' | 'upstream') => {
+  const app = new Context() as Any;
+  await app.plugin(promptMod.default, {});
+  await app.plugin(agentMod.AgentRegistry);
+  await app.plugin(sessionMod.SessionStore);
+  await app.plugin(llmMod.LlmRuntime);
+  if (host === 'upstream') await app.plugin(upstreamTools.ToolRuntime, {});
+  else await app.plugin(ToolRegistry, { schedulerKey: upstreamTools.TOOL_RUNTIME_SCHEDULER });
+  await app.plugin(loopMod.default, { agents: [] });
+  app.llm.registerAdapter(['five'], new FiveCalls());
+  await app.plugin({
+    name: 'lookup',
+    inject: ['tools'],
+    apply(ctx: Any) {
+      ctx.tools.register(lookup);
+    },
+  });
+  /** One turn of a fresh agent: 2 model calls, 5 parallel tool calls, results recorded. */
+  return async () => {
+    const handle = await app.agents.create({
+      sessionId: sessionMod.SessionId(`bench-${++sessions}`),
+      agentOptions: { provider: 'five', model: 'm' },
+    });
+    const { agent } = handle;
+    agent.followup(
+      llmMod.createUserMessage({
+        content: [{ type: 'text', text: 'go' }],
+        source: { kind: 'user' },
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    await agent.whenIdle();
+    const results = agent.session.events.filter((e: Any) => e.type === 'tool/result');
+    if (
+      results.length !== PARALLEL ||
+      results.some((e: Any) => e.data.message.content[0].isError)
+    ) {
+      throw new Error(`bench turn on ${host} did not record ${PARALLEL} successful results`);
+    }
+    await handle.dispose();
+  };
+};
+
+const oursTurn = await loopApp('ours');
+const upstreamTurn = await loopApp('upstream');
+await runSuite(
+  `the harness's agent loop: one turn with ${PARALLEL} parallel tool calls`,
+  'upstream ToolRuntime',
+  [
+    { name: 'upstream ToolRuntime', fn: upstreamTurn },
+    { name: 'dsh-tools/cordis', fn: oursTurn },
+  ],
+  {
+    iterations: 32,
+    targets: [{ task: 'dsh-tools/cordis', against: 'upstream ToolRuntime', atMost: 0.5 }],
+  },
+);
+
+// The part of that turn the tools service owns: the batch of 5 calls as the loop's scheduler
+// drives it (prepare each in model order, overlap the bodies, finalize in model order).
+const batchApp = async (host: 'ours' | 'upstream') => {
+  const app = new Context() as Any;
+  await app.plugin(promptMod.default, {});
+  if (host === 'upstream') await app.plugin(upstreamTools.ToolRuntime, {});
+  else await app.plugin(ToolRegistry, {});
+  await app.plugin({
+    name: 'lookup',
+    inject: ['tools'],
+    apply(ctx: Any) {
+      ctx.tools.register(lookup);
+    },
+  });
+  const tools = app.tools;
+  const key = host === 'upstream' ? upstreamTools.TOOL_RUNTIME_SCHEDULER : TOOL_RUNTIME_SCHEDULER;
+  const scheduler = tools[key];
+  const signal = new AbortController().signal;
+  let batch = 0;
+  return async () => {
+    batch++;
+    const calls = Array.from({ length: PARALLEL }, (_, i) => ({
+      callId: `b${batch}-${i}`,
+      name: 'lookup',
+      arguments: { key: `k${i}` },
+      signal,
+    }));
+    const slots: Any[] = [];
+    const inFlight: Promise<void>[] = [];
+    for (const [i, call] of calls.entries()) {
+      if (tools.executionMode(call).kind !== 'parallel') throw new Error('expected parallel calls');
+      const prepared = await scheduler.prepare(call);
+      if (prepared.kind !== 'dispatch') throw new Error(`bench batch on ${host}: ${prepared.kind}`);
+      inFlight.push(
+        scheduler.dispatch(prepared.exec).then((d: Any) => {
+          slots[i] = { exec: prepared.exec, d };
+        }),
+      );
+    }
+    await Promise.all(inFlight);
+    for (const { exec, d } of slots) {
+      const result =
+        d.kind === 'post-result'
+          ? await scheduler.finalize(exec, d.result)
+          : scheduler.finish(exec, d.result);
+      if (result.isError) throw new Error(`bench batch on ${host}: ${result.error?.message}`);
+    }
+  };
+};
+
+const oursBatch = await batchApp('ours');
+const upstreamBatch = await batchApp('upstream');
+await runSuite(
+  `the loop's tool batch alone: ${PARALLEL} parallel calls through the scheduler`,
+  'upstream ToolRuntime',
+  [
+    { name: 'upstream ToolRuntime', fn: upstreamBatch },
+    { name: 'dsh-tools/cordis', fn: oursBatch },
+  ],
+  { targets: [{ task: 'dsh-tools/cordis', against: 'upstream ToolRuntime', atMost: 0.5 }] },
+);

@@ -11,6 +11,18 @@ import { isRecord } from './values';
 /** The extension field the call's harness state travels under. */
 export const HARNESS_CALL: unique symbol = Symbol('dsh-tools.harness-call');
 
+/** Where a harness wrapper's failure keeps its structured code in our `error.details`. */
+export const HARNESS_INFO = 'harnessInfo';
+
+/** The harness code a wrapper's failure kept in `error.details`, if any. */
+const detailsInfo = (result: ToolExecutionResult): HarnessErrorInfo | undefined => {
+  const details: unknown = result.error?.details;
+  const info: unknown = isRecord(details) ? details[HARNESS_INFO] : undefined;
+  return isRecord(info) && typeof info.name === 'string' && typeof info.code === 'string'
+    ? { name: info.name, code: info.code }
+    : undefined;
+};
+
 /** The structured code of a failure, as the harness reads it at `result.error.info`. */
 export interface HarnessErrorInfo {
   readonly name: string;
@@ -130,7 +142,12 @@ export function shapeResult(
   call: HarnessCall | undefined,
   full = false,
 ): HarnessShapedResult {
-  if (call === undefined) return result;
+  if (call === undefined) {
+    const info = result.isError ? detailsInfo(result) : undefined;
+    return info === undefined || result.error === undefined
+      ? result
+      : freezeShaped({ ...result, error: { ...result.error, info } });
+  }
   const contexts = call.blocked ? [] : call.contexts;
   const additional = [...contexts, ...(call.decisionContexts ?? [])];
   if (result.isError) {
@@ -143,7 +160,7 @@ export function shapeResult(
           : error?.code === 'ABORTED' || call.info === undefined
             ? infoOf(result, call)
             : call.info;
-    } else if (isRecord(call.info)) info = call.info;
+    } else info = isRecord(call.info) ? call.info : detailsInfo(result);
     if (info === undefined && additional.length === 0) return result;
     return freezeShaped({
       ...result,

@@ -1,5 +1,5 @@
 import { type InterceptedExecution, ToolErrorCode, textContent } from '@dsh-tools/protocol';
-import { harnessCallOf } from './harness-call';
+import { HARNESS_INFO, harnessCallOf } from './harness-call';
 import { isPlainObject, isRecord } from './values';
 
 /** The harness's codes that have a different name here. */
@@ -44,13 +44,12 @@ export function adoptHarnessResult(value: unknown, exec: InterceptedExecution): 
     const error: unknown = value.error;
     const failure = isRecord(error) ? error : {};
     const info: unknown = failure.info;
+    const harness =
+      isRecord(info) && typeof info.code === 'string' && typeof info.name === 'string'
+        ? { name: info.name, code: info.code }
+        : undefined;
     const call = harnessCallOf(exec);
-    if (call !== undefined) {
-      call.info =
-        isRecord(info) && typeof info.code === 'string' && typeof info.name === 'string'
-          ? { name: info.name, code: info.code }
-          : null;
-    }
+    if (call !== undefined) call.info = harness ?? null;
     const message =
       typeof failure.message === 'string'
         ? failure.message
@@ -59,7 +58,13 @@ export function adoptHarnessResult(value: unknown, exec: InterceptedExecution): 
       callId: exec.callId,
       isError: true,
       content: content.length > 0 ? content : [textContent(`Error: ${message}`)],
-      error: { code: codeOf(isRecord(info) ? info.code : failure.code), message },
+      error: {
+        code: codeOf(isRecord(info) ? info.code : failure.code),
+        message,
+        // The harness's own code, kept where our results keep structured data: the tools
+        // service shows it again at `error.info`.
+        ...(harness !== undefined && { details: { [HARNESS_INFO]: harness } }),
+      },
     };
   } catch {
     return value;

@@ -33,33 +33,41 @@ export function runCall(
 ): Promise<HarnessShapedResult> {
   adapter.sync();
   const { layers } = adapter;
-  let call: HarnessCall;
+  let call: HarnessCall | undefined;
   let name: unknown;
   let agent: unknown;
   try {
     if (!isRecord(exec) || Array.isArray(exec)) throw new TypeError('not a call');
-    call = harnessCallOf(exec) ?? createHarnessCall(exec);
+    call = harnessCallOf(exec);
     name = exec.name;
     agent = exec.agent;
   } catch {
     // Malformed or hostile: the registry answers it with a result, as it answers any.
     return layers.global.execute(exec);
   }
+  const scoped = layers.scoped() && typeof name === 'string';
+  const visible = scoped ? layers.resolve(name as string, agent) : undefined;
+  const registry = !scoped ? layers.global : (visible?.registry ?? layers.nowhere());
+  // The harness state costs the registry its extension path: a call gets it only when something
+  // can use it (the loop's calls carry theirs already).
+  if (call === undefined && adapter.needsHarnessCall(name, agent)) call = createHarnessCall(exec);
+  if (call === undefined) return registry.execute(exec).then(shapeBare);
+  const own = call;
   const withCall = (
-    harnessCallOf(exec) === undefined ? { ...exec, [HARNESS_CALL]: call } : exec
+    harnessCallOf(exec) === undefined ? { ...exec, [HARNESS_CALL]: own } : exec
   ) as ToolExecution;
-  const registry =
-    !layers.scoped() || typeof name !== 'string'
-      ? layers.global
-      : (layers.resolve(name, agent)?.registry ?? layers.nowhere());
   const { running } = adapter;
   const callId = (withCall as { callId?: unknown }).callId;
-  if (typeof callId === 'string') running.set(callId, call);
+  if (typeof callId === 'string') running.set(callId, own);
   return registry.execute(withCall).then((result) => {
-    if (typeof callId === 'string' && running.get(callId) === call) running.delete(callId);
-    return shapeResult(result, call, call.full);
+    if (typeof callId === 'string' && running.get(callId) === own) running.delete(callId);
+    return shapeResult(result, own, own.full);
   });
 }
+
+/** A result without harness state: a harness wrapper's failure still shows its code. */
+const shapeBare = (result: ToolExecutionResult): HarnessShapedResult =>
+  result.isError ? shapeResult(result, undefined) : result;
 
 /** A turn's calls, as `executeAll`: on the global layer as ever, or one by one across layers. */
 export async function runTurn(
@@ -69,15 +77,22 @@ export async function runTurn(
 ): Promise<HarnessShapedResult[]> {
   adapter.sync();
   const { layers } = adapter;
-  let calls: HarnessCall[];
+  let calls: (HarnessCall | undefined)[];
   let withCalls: ToolExecution[];
   let unscoped: boolean;
   try {
     calls = execs.map((exec) => {
       if (!isRecord(exec) || Array.isArray(exec)) throw new TypeError('not a call');
-      return harnessCallOf(exec) ?? createHarnessCall(exec);
+      const own = harnessCallOf(exec);
+      if (own !== undefined || !adapter.needsHarnessCall(exec.name, exec.agent)) return own;
+      return createHarnessCall(exec);
     });
-    withCalls = execs.map((exec, i) => ({ ...exec, [HARNESS_CALL]: calls[i] }) as ToolExecution);
+    withCalls = execs.map((exec, i) => {
+      const call = calls[i];
+      return call === undefined || harnessCallOf(exec) !== undefined
+        ? exec
+        : ({ ...exec, [HARNESS_CALL]: call } as ToolExecution);
+    });
     unscoped = !layers.scoped() || execs.every((e) => scopeChain(e.agent).length === 0);
   } catch {
     // Malformed or hostile: the registry answers each call with a result, as it answers any.
@@ -85,7 +100,10 @@ export async function runTurn(
   }
   if (unscoped) {
     const results = await runAll(withCalls);
-    return results.map((result, i) => shapeResult(result, calls[i]));
+    return results.map((result, i) => {
+      const call = calls[i];
+      return call === undefined ? shapeBare(result) : shapeResult(result, call);
+    });
   }
   // Calls of different layers cannot share one registry's scheduling: they run in call order.
   const results: HarnessShapedResult[] = [];

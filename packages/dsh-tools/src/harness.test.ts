@@ -418,6 +418,7 @@ describe('tools/execute wrappers returning harness-shaped results', () => {
       error: {
         code: 'TIMEOUT',
         message: 'tool timed out after 10ms',
+        details: { harnessInfo: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' } },
         info: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' },
       },
     });
@@ -438,7 +439,7 @@ describe('tools/execute wrappers returning harness-shaped results', () => {
       expect(result.error, String(code)).toEqual({
         code: ours,
         message: 'm',
-        ...(code && { info: { name: 'E', code } }),
+        ...(code && { details: { harnessInfo: { name: 'E', code } }, info: { name: 'E', code } }),
       });
       expect(result.content).toEqual([textContent('Error: m')]);
     }

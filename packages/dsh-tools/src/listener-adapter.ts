@@ -51,6 +51,12 @@ export interface ListenerAdapter {
   readonly harnessTools: WeakMap<object, HarnessTool>;
   /** The harness state of the calls running now, by callId. */
   readonly running: Map<string, HarnessCall>;
+  /**
+   * Whether a call needs its harness state: its tool is harness-shaped (its body may defer
+   * context, its value and meta travel on the result), or a listener may attach contexts
+   * (`tools/post-execute`).
+   */
+  needsHarnessCall(name: unknown, agent: unknown): boolean;
 }
 
 /**
@@ -302,5 +308,20 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     notifyInOrder(call, () => notify(RESULT, [exec, shapeResultOf(result, call)], exec));
   });
   layers.on('change', changed);
-  return { registry, layers, sync, unmirror, guards, harnessTools, running };
+  const needsHarnessCall = (name: unknown, agent: unknown): boolean => {
+    if (typeof name !== 'string') return false;
+    const definition = layers.resolve(name, agent)?.definition;
+    if (definition !== undefined && harnessTools.has(definition)) return true;
+    return listeners(POST_EXECUTE).length > 0;
+  };
+  return {
+    registry,
+    layers,
+    sync,
+    unmirror,
+    guards,
+    harnessTools,
+    running,
+    needsHarnessCall,
+  };
 }
