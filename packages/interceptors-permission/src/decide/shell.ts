@@ -237,7 +237,10 @@ export function shellCommand(
       wholeTool: true,
     };
   for (const rule of candidates(index.allow, first.literal ? [first.value] : [])) {
-    const m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
+    // Across global options too (`git --no-pager log`): the model vets them, or the allow asks.
+    let m = rule.shell ? matchShell(rule.shell, cmd.argv, 'allow') : 'no';
+    if (m !== 'yes' && rule.shell && canonical !== undefined)
+      m = matchShell(rule.shell, canonical, 'allow');
     record(trail, rule, m, subject);
     if (m !== 'yes') continue;
     const doubt = modelDoubt(rule, effects);

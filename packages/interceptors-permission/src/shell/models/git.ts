@@ -21,6 +21,15 @@ const config: OptionKind = (value, fx) => {
     notUnderstood(fx, `git -c ${value.text} sets configuration that may run a program`);
 };
 
+/** `-C DIR`: another repository's configuration may run programs; only `.` is this one. */
+const workTree: OptionKind = (value, fx) => {
+  if (!(value.literal && (value.value === '.' || value.value === './')))
+    notUnderstood(
+      fx,
+      `git -C ${value.text} runs git in another directory, whose configuration may run programs`,
+    );
+};
+
 const GLOBAL: OptionTable = {
   long: {
     ...flags(
@@ -35,7 +44,7 @@ const GLOBAL: OptionTable = {
     '--super-prefix': 'run',
     '--list-cmds': 'value',
   },
-  short: { p: 'flag', P: 'flag', h: 'flag', v: 'flag', C: 'read', c: config },
+  short: { p: 'flag', P: 'flag', h: 'flag', v: 'flag', C: workTree, c: config },
 };
 const GLOBAL_VALUES = new Set([
   '-C',
@@ -308,6 +317,7 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
     fx.readOnly = false;
     return fx;
   }
+  fx.program = `git ${sub}`;
   const operands = readOptions(argv, at + 1, table, fx);
   if (sub === 'grep') {
     const given = argv

@@ -13,7 +13,8 @@ export interface SideWrite {
  * `sideWrites` like output redirection, and turns an allow into an ask when `unknown` is set.
  */
 export interface ProgramEffects {
-  readonly program: string;
+  /** The program (with its subcommand, once known: `git diff`), as messages name it. */
+  program: string;
   readonly reads: ShellWord[];
   /** Files written as the program's purpose (`cp`'s target, `tee`'s files). */
   readonly writes: ShellWord[];

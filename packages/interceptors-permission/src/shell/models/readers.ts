@@ -223,33 +223,34 @@ export const jq: Model = (argv) => {
       const file = argv[i + 2];
       if (file) fx.reads.push(file);
       i += 2;
-    } else if (w.literal && (w.value === '--args' || w.value === '--jsonargs')) {
-      // Positional arguments after this are values, not files.
-      rest.push(w);
-      break;
     } else rest.push(w);
   }
+  let fromFile = false;
+  const filterFile: OptionKind = (v, f) => {
+    fromFile = true;
+    f.reads.push(v);
+  };
   const table: OptionTable = {
     long: {
       ...flags(
         '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
       ),
       '--indent': 'value',
-      '--from-file': 'read',
+      '--from-file': filterFile,
       '--library-path': 'value',
     },
     short: {
       ...flags('n R s c r j a S C M e'),
-      f: 'read',
+      f: filterFile,
       L: 'value',
     },
   };
   const operands = readOptions(rest, 1, table, fx);
-  const fromFile = rest.some((w) => w.literal && /^(-f|--from-file)/.test(w.value));
   if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
   const filter = fromFile ? undefined : operands[0];
   if (filter) judgeJqFilter(filter, fx);
-  if (!rest.some((w) => w.value === '--args' || w.value === '--jsonargs'))
+  // After --args / --jsonargs the positional words are values, not files.
+  if (!rest.some((w) => w.literal && (w.value === '--args' || w.value === '--jsonargs')))
     fx.reads.push(...(fromFile ? operands : operands.slice(1)));
   return fx;
 };
