@@ -121,7 +121,8 @@ describe('the Permission plugin', () => {
     expect(root.permission.mode).toBe('default');
     root.permission.setMode('plan');
     expect(root.permission.mode).toBe('plan');
-    const planned = await call(root, 'Bash', { command: 'echo again' });
+    // Plan mode runs what the shell models prove read-only (echo), not what writes a file.
+    const planned = await call(root, 'Bash', { command: 'echo again > planned.txt' });
     expect(planned.error?.code).toBe('DENIED');
     expect(text(planned)).toContain('plan mode');
     const decision = await root.permission.explain(exampleExecution('Bash(rm -rf build)'));
