@@ -204,14 +204,20 @@ export function shellCommand(
       matched: m === 'yes',
       subject,
     });
-    if (m === 'yes')
-      return {
-        severity: 'allow',
-        subject,
-        grant: g,
-        reason: `granted (${g.rule.text})`,
-        wholeTool: g.rule.specifier === undefined,
-      };
+    if (m !== 'yes') continue;
+    // A grant by prefix is an allow rule like any other: the model must understand the rest.
+    const doubt = g.rule.specifier === undefined ? undefined : modelDoubt(g.rule, effects);
+    if (doubt) {
+      maybe ??= doubt(subject);
+      continue;
+    }
+    return {
+      severity: 'allow',
+      subject,
+      grant: g,
+      reason: `granted (${g.rule.text})`,
+      wholeTool: g.rule.specifier === undefined,
+    };
   }
   if (maybe) return maybe;
   if (wholeTool.ask)
