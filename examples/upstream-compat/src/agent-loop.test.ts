@@ -103,12 +103,25 @@ describe('the agent loop on both tools services', () => {
     expect(resultText(upstream, 'c2', upstream.child).text).toBe('Error: unknown tool "write"');
     expect(resultText(ours, 'c2', ours.child).text).toMatch(/^Error: Unknown tool "write"/);
 
+    // 4. A policy's denial is final on ours: tools/post-execute listeners do not see it (the
+    //    harness runs them on it). The refused child call of 2. meets no listener either.
+    const only = [
+      'tools/post-execute p4',
+      'tools/pre-execute c2',
+      'tools/execute c2',
+      'tools/post-execute c2',
+    ];
+    expect(upstream.dispatches).toEqual(expect.arrayContaining(only));
+    expect(ours.dispatches.filter((d) => only.includes(d))).toEqual([]);
+    expect(upstream.dispatches.filter((d) => !only.includes(d))).toEqual(ours.dispatches);
+
     // Everything else is identical.
     const patch = (t: Transcript, from: Transcript): Transcript =>
       JSON.parse(
         JSON.stringify({
           ...t,
           asked: from.asked,
+          dispatches: from.dispatches,
           child: t.child.filter((e) => !e.type.startsWith('approval/')),
         })
           .replaceAll(
@@ -121,5 +134,20 @@ describe('the agent loop on both tools services', () => {
           ),
       );
     expect(patch(ours, upstream)).toEqual(patch(upstream, upstream));
+  });
+});
+
+describe("the harness's invariant checks on ours", () => {
+  it('see every stage of every call, in the order the harness checks, and find nothing wrong', () => {
+    const stages = (t: Transcript, callId: string) =>
+      t.dispatches.filter((d) => d.endsWith(` ${callId}`)).map((d) => d.split(' ')[0]);
+    expect(stages(ours, 'p1')).toEqual([
+      'tools/pre-execute',
+      'tools/execute',
+      'tools/post-execute',
+      'tools/result',
+    ]);
+    expect(stages(ours, 'p1')).toEqual(stages(upstream, 'p1'));
+    expect(ours.violations).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
 import LocalFileSystem from '@deepseek-ai/dsh-fs-local';
 import GoalService from '@deepseek-ai/dsh-goal';
+import InvariantRegistry from '@deepseek-ai/dsh-invariants';
 import { createUserMessage, LlmAdapter, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import * as RepeatToolReminder from '@deepseek-ai/dsh-repeat-tool-reminder';
 import { SessionId, SessionStore } from '@deepseek-ai/dsh-session';
@@ -22,6 +23,7 @@ import * as ToolCallTimeoutPolicy from '@deepseek-ai/dsh-tool-call-timeout-polic
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs';
 import * as ToolGoal from '@deepseek-ai/dsh-tool-goal';
 import { defineTool, TOOL_RUNTIME_SCHEDULER, ToolRuntime } from '@deepseek-ai/dsh-tools';
+import * as ToolsInvariant from '@deepseek-ai/dsh-tools/invariant';
 import ApprovalService from '@deepseek-ai/dsh-user-approval';
 import { ToolRegistry } from 'dsh-tools/cordis';
 import type { HostName } from './hosts';
@@ -104,6 +106,10 @@ export interface Transcript {
   readonly files: Readonly<Record<string, string | null>>;
   /** What the approval service was asked. */
   readonly asked: readonly string[];
+  /** The `tools/*` dispatches reported on `internal/dispatch`, in order, by call. */
+  readonly dispatches: readonly string[];
+  /** What the harness's invariant checks (`@deepseek-ai/dsh-tools/invariant`) found wrong. */
+  readonly violations: readonly string[];
 }
 
 /** The script: the parent's steps, then (provider `child`) the sub-agent's. */
@@ -172,14 +178,34 @@ export async function runScript(name: HostName): Promise<Transcript> {
   const parentModel = new ScriptedModel([...PARENT]);
   const childModel = new ScriptedModel([...CHILD]);
   const asked: string[] = [];
+  const dispatches: string[] = [];
+  const violations: string[] = [];
   let childSession: Any;
   try {
     await app.plugin(SystemPrompt, {});
     await app.plugin(AgentRegistry);
     await app.plugin(SessionStore);
     await app.plugin(LlmRuntime);
+    await app.plugin(InvariantRegistry as Any, {});
+    // A failed invariant throws inside its listener; both services contain it, and report it.
+    app.on(
+      'internal/dispatch' as Any,
+      ((_mode: string, event: string, args: Any[]) => {
+        if (event.startsWith('tools/') && event !== 'tools/change') {
+          dispatches.push(`${event} ${args[0]?.callId}`);
+        }
+      }) as Any,
+      { global: true } as Any,
+    );
+    const report = (error: unknown) => {
+      if ((error as { code?: unknown })?.code === 'INVARIANT') violations.push(String(error));
+    };
+    (app as Any).logger = () => ({ warn: report, error: report, info() {}, debug() {} });
     if (name === 'upstream') await app.plugin(ToolRuntime, {});
-    else await app.plugin(ToolRegistry, { schedulerKey: TOOL_RUNTIME_SCHEDULER });
+    else {
+      await app.plugin(ToolRegistry, { schedulerKey: TOOL_RUNTIME_SCHEDULER, onError: report });
+    }
+    await app.plugin(ToolsInvariant as Any, {});
     await app.plugin(ApprovalService, {});
     await app.plugin(LocalFileSystem as Any, { cwd: dir });
     await app.plugin(GoalService as Any, {});
@@ -310,6 +336,8 @@ export async function runScript(name: HostName): Promise<Transcript> {
         offered,
         files,
         asked,
+        dispatches,
+        violations,
       },
       dir,
     ) as Transcript;

@@ -77,6 +77,8 @@ const PRE_EXECUTE = 'tools/pre-execute';
 const POST_EXECUTE = 'tools/post-execute';
 const RESULT = 'tools/result';
 const CHANGE = 'tools/change';
+/** cordis reports every dispatch of an event here; ours, which bypass cordis's, are reported too. */
+const DISPATCH = 'internal/dispatch';
 
 const SYSTEM_PROMPT_CHANGE = 'system-prompt/change';
 const NO_CHAIN: readonly ChainEntry<never, unknown>[] = Object.freeze([]);
@@ -296,6 +298,9 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
       },
       approval: () => ctx.get('approval') as ApprovalServiceLike | undefined,
       harnessTool: harnessToolOf,
+      watched: () => listeners(DISPATCH).length > 0,
+      dispatching: (name, args) =>
+        notify(DISPATCH, ['waterfall', name, args, null], args[0] as ToolExecution),
     }),
     { name: 'tools/pre-execute, guards, tools/post-execute', priority: POLICY_PRIORITY },
   );
@@ -305,7 +310,16 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     // A call that failed before its pipeline (an unknown tool) reaches observers stripped of
     // its extension fields: its harness state is found by its callId while it runs.
     const call = harnessCallOf(exec) ?? running.get(exec.callId);
-    notifyInOrder(call, () => notify(RESULT, [exec, shapeResultOf(result, call)], exec));
+    // The harness freezes the call before its observers run; a call that failed before its
+    // pipeline is handed over as the registry made it, so it is frozen in a copy.
+    const seen = Object.isFrozen(exec) ? exec : Object.freeze({ ...exec });
+    notifyInOrder(call, () => {
+      const shaped = shapeResultOf(result, call);
+      if (listeners(DISPATCH).length > 0) {
+        notify(DISPATCH, ['emit', RESULT, [seen, shaped], null], seen);
+      }
+      notify(RESULT, [seen, shaped], seen);
+    });
   });
   layers.on('change', changed);
   const needsHarnessCall = (name: unknown, agent: unknown): boolean => {

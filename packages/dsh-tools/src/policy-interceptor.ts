@@ -37,6 +37,13 @@ export interface PolicySources {
   approval(): ApprovalServiceLike | undefined;
   /** The harness-shaped tool this call runs, if it is one. */
   harnessTool(exec: InterceptedExecution): HarnessTool | undefined;
+  /**
+   * Reports a dispatch of one of the pipeline's events as cordis reports its own
+   * (`internal/dispatch`), when something listens: what the harness's invariant checks watch.
+   */
+  dispatching?(name: string, args: readonly unknown[]): void;
+  /** Whether anything listens to `internal/dispatch`. */
+  watched?(): boolean;
 }
 
 const ALLOW = Object.freeze({ kind: 'allow' });
@@ -340,8 +347,10 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
     const stage = stageOf(call);
     // Read once here and handed to admit (which ran its own read a moment later before).
     const pre = sources.pre(exec);
+    const watched = sources.watched?.() === true;
     if (
       stage === undefined &&
+      !watched &&
       tool?.finalizeContent === undefined &&
       pre.length === 0 &&
       sources.post(exec).length === 0 &&
@@ -350,7 +359,9 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
       if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
       return next();
     }
+    const report = watched ? sources.dispatching : undefined;
     return (async () => {
+      report?.('tools/pre-execute', [exec]);
       const refused = await admit(exec, pre);
       if (refused !== undefined && call !== undefined) call.policyFailure = true;
       // Scheduled by the harness's loop: the policy steps so far ran in model order; the loop
@@ -362,11 +373,15 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
       if (result === undefined) {
         if (stage !== undefined) await stage.dispatchGate.promise;
         if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
+        report?.('tools/execute', [exec]);
         result = await next();
         stage?.dispatched.resolve(result);
       }
       if (stage !== undefined) await stage.finalizeGate.promise;
-      if (refused === undefined) result = await review(exec, result, tool);
+      if (refused === undefined) {
+        report?.('tools/post-execute', [exec, result]);
+        result = await review(exec, result, tool);
+      }
       return finalize(exec, result, tool);
     })();
   };
