@@ -137,9 +137,15 @@ export function shellCommand(
   const index = shellIndex(trail.policy, exec);
   const first = cmd.argv[0] as ShellWord;
   // Deny and ask rules also catch the program's base name and what a look-alike imitates.
-  const guardNames = first.literal ? denyNames(first) : undefined;
   let maybe: Part | undefined;
   const effects = cmd.effects;
+  // A git alias may run another program (`-c alias.x='!rm …' x`): its rules are candidates too.
+  const head = effects?.canonical?.[0];
+  const guardNames = !first.literal
+    ? undefined
+    : head !== undefined && head.value !== first.value
+      ? [...denyNames(first), ...denyNames(head)]
+      : denyNames(first);
   const canonical = effects?.canonical;
   const guard = (rule: ParsedRule): Match => {
     if (!rule.shell) return 'no';

@@ -156,6 +156,17 @@ function walk(
     case 'variable_assignment':
       assignment(node, src, via, state);
       break;
+    case 'array':
+      // `b=([expr]=v)`: in an indexed array the index is arithmetic, evaluated as code.
+      for (const item of node.children) {
+        const index = /^\[([^\]]*)\]=/.exec(src.slice(item.start, item.end));
+        if (index && !/^\s*[0-9]+\s*$/.test(index[1] as string))
+          problem(
+            state,
+            `the index [${index[1]}] of ${snippet(src, node)} is evaluated as arithmetic, which may run commands`,
+          );
+      }
+      break;
     case 'command_substitution': {
       const text = src.slice(node.start, node.end);
       if (text.startsWith('`') && text.includes('\\')) {

@@ -15,8 +15,22 @@ import {
 const SAFE_CONFIG =
   /^(color\.[a-z.]+|core\.quotepath|diff\.(noprefix|mnemonicprefix|renames)|log\.(date|decorate|showroot|abbrevcommit)|column\.ui|pager\.[a-z-]+|advice\.[a-z]+|i18n\.logoutputencoding)$/i;
 
+/** Plumbing that does what a porcelain subcommand does: deny and ask rules see the porcelain. */
+const PLUMBING: Readonly<Record<string, string>> = {
+  'send-pack': 'push',
+  'http-push': 'push',
+  'receive-pack': 'push',
+  'commit-tree': 'commit',
+  'update-ref': 'update-ref',
+};
+
 const config: OptionKind = (value, fx) => {
   const key = value.value.split('=')[0] ?? '';
+  // `-c alias.p=push p` runs push: the alias is what deny and ask rules must see.
+  if (key.toLowerCase().startsWith('alias.') && value.literal) {
+    fx.aliases ??= {};
+    fx.aliases[key.slice(6)] = value.value.slice(key.length + 1);
+  }
   if (!value.literal || !SAFE_CONFIG.test(key) || key.toLowerCase().startsWith('pager.'))
     notUnderstood(fx, `git -c ${value.text} sets configuration that may run a program`);
 };
@@ -218,7 +232,16 @@ function contentReads(
   const after = new Set(dashdash < 0 ? [] : argv.slice(dashdash + 1));
   const pathspecs: ShellWord[] = [];
   let revisions = 0;
+  let magic = false;
   for (const w of operands) {
+    // Pathspec magic (`:/top`, `:(icase)X`, `:!X`) matches in ways a path rule cannot follow: as
+    // wide as a glob, and `:/X` also names X.
+    if (/^:[/(!^]/.test(w.value)) {
+      if (w.value.startsWith(':/') && w.value.length > 2)
+        fx.reads.push(syntheticWord(w.value.slice(2), w.literal));
+      magic = true;
+      continue;
+    }
     const inRev = revisionPath(w);
     if (inRev) {
       fx.reads.push(inRev);
@@ -270,7 +293,7 @@ function contentReads(
   if (history || noIndex) fx.recursive = true;
   // History shown without a pathspec (or with a pathspec glob, which git matches across
   // directories) may hold any file ever committed, protected ones too.
-  const wide = pathspecs.length === 0 || pathspecs.some((p) => /[*?[]/.test(p.value));
+  const wide = magic || pathspecs.length === 0 || pathspecs.some((p) => /[*?[]/.test(p.value));
   if (content && history && !noIndex && wide) fx.history = true;
 }
 
@@ -286,6 +309,32 @@ const SUBCOMMANDS: Record<string, OptionTable> = {
   'ls-files': LS_FILES,
   blame: BLAME,
 };
+
+/**
+ * The words deny and ask rules see: git and its subcommand without global options, an alias
+ * defined by `-c alias.x=…` expanded (`!cmd` runs cmd), plumbing named by its porcelain.
+ */
+function canonicalOf(
+  argv: readonly ShellWord[],
+  at: number,
+  aliases: Readonly<Record<string, string>> | undefined,
+): ShellWord[] {
+  const git = argv[0] as ShellWord;
+  const sub = argv[at];
+  const rest = argv.slice(at + 1);
+  if (sub === undefined) return [git];
+  const alias = aliases?.[sub.value];
+  if (alias !== undefined) {
+    const words = alias
+      .replace(/^!/, '')
+      .trim()
+      .split(/\s+/)
+      .map((w) => syntheticWord(w, true));
+    return alias.startsWith('!') ? [...words, ...rest] : [git, ...words, ...rest];
+  }
+  const porcelain = PLUMBING[sub.value];
+  return [git, porcelain ? syntheticWord(porcelain, true) : sub, ...rest];
+}
 
 /** Index of the subcommand after git's global options, or `argv.length`. */
 const subcommandAt = (argv: readonly ShellWord[]): number => {
@@ -303,7 +352,7 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
   const fx = effectsOf('git');
   const at = subcommandAt(argv);
   readOptions(argv.slice(0, at), 1, GLOBAL, fx);
-  fx.canonical = [argv[0] as ShellWord, ...argv.slice(at)];
+  fx.canonical = canonicalOf(argv, at, fx.aliases);
   const subWord = argv[at];
   if (subWord === undefined) return fx;
   if (!subWord.literal) {

@@ -36,6 +36,8 @@ export interface ProgramEffects {
   readOnly: boolean;
   /** The words as deny and ask rules should see them (`git -C . push` → `git push`). */
   canonical?: readonly ShellWord[];
+  /** Aliases defined on the command line (`git -c alias.p=push p`). */
+  aliases?: Record<string, string>;
   /**
    * Only the program's own options were read (a git subcommand with no model): its operands are
    * found as for a program without a model, and an allow rule keeps its prefix meaning.

@@ -90,6 +90,7 @@ describe('program models', () => {
     ['npm_config_node_options=x npm test', 'npm_config_node_options'],
     ['tar xf a.tar', 'extracts'],
     ['time -o out.txt echo', 'time -o writes the file out.txt'],
+    ['y=1; b=([y]=1)', 'the index [y]'],
   ])('%s asks, saying what was not understood', async (line, what) => {
     const decision = await decide(line);
     expect(decision.behavior, decision.reason).toBe('ask');
@@ -100,6 +101,11 @@ describe('program models', () => {
     ['git show HEAD~1:secrets/key', 'Read(./secrets/**)'],
     ['git -C . push origin main', 'Bash(git push:*)'],
     ['git --no-pager push', 'Bash(git push:*)'],
+    ['git -c alias.p=push p', 'Bash(git push:*)'],
+    ["git -c alias.p='!git push' p", 'Bash(git push:*)'],
+    ["git -c alias.x='!rm -rf /' x", 'Bash(rm:*)'],
+    ['git send-pack origin main', 'Bash(git push:*)'],
+    ["git log -p -- ':/secrets'", 'Read(./secrets/**)'],
     ['git -c k=v push', 'Bash(git push:*)'],
     ["sed -n '1r .env' README.md", 'Read(./.env)'],
     ['jq -n --rawfile x .env $x', 'Read(./.env)'],
