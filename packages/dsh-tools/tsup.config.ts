@@ -7,4 +7,5 @@ import { packageBuild } from '../../tsup.base';
 export default [
   packageBuild({ index: 'src/index.ts' }, { clean: false }),
   packageBuild({ cordis: 'src/cordis.ts' }, { format: ['esm'], clean: false }),
+  packageBuild({ harness: 'src/harness.ts' }, { format: ['esm'], clean: false }),
 ];

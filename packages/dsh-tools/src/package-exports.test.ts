@@ -29,10 +29,14 @@ describe('the published entries', () => {
       // @deepseek-ai/cordis is ESM-only; a CommonJS build would `require` it, which Node below
       // 20.19 cannot do although the package claims Node 20. Import only: the same on every Node.
       './cordis': { import: { types: './dist/cordis.d.mts', default: './dist/cordis.mjs' } },
+      // What a stand-in for @deepseek-ai/dsh-tools re-exports: ESM-only, as ./cordis.
+      './harness': { import: { types: './dist/harness.d.mts', default: './dist/harness.mjs' } },
       './package.json': './package.json',
     });
     // TypeScript's node10 resolution knows no `exports`: it finds the ESM declarations here.
-    expect(manifest.typesVersions).toEqual({ '*': { cordis: ['./dist/cordis.d.mts'] } });
+    expect(manifest.typesVersions).toEqual({
+      '*': { cordis: ['./dist/cordis.d.mts'], harness: ['./dist/harness.d.mts'] },
+    });
     expect(manifest.engines).toEqual({ node: '>=20' });
   });
 
@@ -58,5 +62,11 @@ describe('the published entries', () => {
     );
     expect(cjs.stderr, built).toBe('');
     expect(cjs.stdout.trim()).toBe('function function');
+    const harness = node(
+      ['--input-type=module'],
+      "const m = await import('dsh-tools/harness'); console.log(m.default === m.ToolRuntime, typeof m.defineTool, typeof m.TOOL_RUNTIME_SCHEDULER);",
+    );
+    expect(harness.stderr, built).toBe('');
+    expect(harness.stdout.trim()).toBe('true function symbol');
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * The `dsh-tools/harness` entry: what published DeepSeek Harness plugins import from
+ * `@deepseek-ai/dsh-tools` at runtime, served by this package, so that a package standing in
+ * under that name (see the README's "Swapping it in") needs only re-export this entry. The
+ * service is `ToolRuntime` here (and the default export), under the harness's name.
+ */
+export {
+  assertObjectJsonSchema,
+  assertSupportedJsonSchema,
+  defineTool,
+  JsonSchemaError,
+  parameterSchemaSpecToJsonSchema,
+  ToolArgsError,
+  ToolNotFoundError,
+  ToolOutputError,
+  validateArgs,
+  valueSchemaSpecToJsonSchema,
+} from './harness-define-tool';
+export {
+  TOOL_ABORTED,
+  TOOL_ABORTED_BEFORE_DISPATCH,
+  TOOL_RUNTIME_SCHEDULER,
+} from './harness-scheduler';
+export { ToolRegistry as default, ToolRegistry as ToolRuntime } from './tools-service';
+
+/** The name of the harness's Code Mode tool; Code Mode itself is not provided here. */
+export const RUN_CODE_NAME = 'run_code';
