@@ -6,6 +6,10 @@ import { packageBuild } from '../../tsup.base';
 // once and would delete each other's files, so the package's build script empties dist first.
 export default [
   packageBuild({ index: 'src/index.ts' }, { clean: false }),
-  packageBuild({ cordis: 'src/cordis.ts' }, { format: ['esm'], clean: false }),
-  packageBuild({ harness: 'src/harness.ts' }, { format: ['esm'], clean: false }),
+  // One build for both ESM-only entries, so that they share one copy of the service (and of
+  // TOOL_RUNTIME_SCHEDULER, which must be the same symbol for a host and the agent loop).
+  packageBuild(
+    { cordis: 'src/cordis.ts', harness: 'src/harness.ts' },
+    { format: ['esm'], clean: false },
+  ),
 ];
