@@ -165,4 +165,22 @@ export const ENVIRONMENT: readonly AttackEntry[] = [
     'a committed ripgrep config with --pre',
     { needs: ['rg'] },
   ),
+  a(
+    'export-substitution',
+    'export $(echo NODE_OPTIONS=--require=./scripts/pwn.cjs); npm test',
+    'exec',
+    'the assignment comes out of a substitution',
+  ),
+  a(
+    'read-into-name',
+    "read NODE_OPTIONS <<< '--require ./scripts/pwn.cjs'; export NODE_OPTIONS; npm test",
+    'exec',
+    'read sets the variable',
+  ),
+  a(
+    'source-process-substitution',
+    'source <(echo export NODE_OPTIONS=--require=./scripts/pwn.cjs); npm test',
+    'exec',
+    'source of a process substitution',
+  ),
 ];

@@ -103,4 +103,24 @@ export const EVALUATION: readonly AttackEntry[] = [
     'an alias defined on an earlier line',
   ),
   a('trap', "trap 'touch {MARK}' EXIT; echo hi", 'exec', 'a trap string is code'),
+  a(
+    'declare-i-then-assign',
+    `${Y}; declare -i z; z=y`,
+    'exec',
+    'an integer variable: a later plain assignment evaluates',
+  ),
+  a(
+    'array-element-assign',
+    `${Y}; a=(); a[y]=1`,
+    'exec',
+    'the subscript of an element assignment is arithmetic',
+  ),
+  a('compound-assign-index', `${Y}; b=([y]=1)`, 'exec', 'an index inside a compound assignment'),
+  a('old-arith', `${Y}; echo $[y]`, 'exec', 'the old $[ ] arithmetic'),
+  a(
+    'test-v-variable',
+    'x=\'a[$(touch {MARK})]\'; test -v "$x"',
+    'exec',
+    'test -v of a name held in a variable',
+  ),
 ];

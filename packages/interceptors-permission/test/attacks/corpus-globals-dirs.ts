@@ -37,6 +37,16 @@ export const GLOBAL_OPTIONS: readonly AttackEntry[] = [
     'several global options at once',
   ),
   push('git-dir-env', 'GIT_DIR=.git git push', 'GIT_DIR instead of --git-dir'),
+  push('alias', 'git -c alias.p=push p', 'an alias defined by -c runs push'),
+  push('alias-shell', "git -c alias.p='!git push' p", 'a shell alias runs git push'),
+  push('quoted-subcommand', "git pu''sh", 'quote removal yields push'),
+  push('double-quoted-subcommand', 'git "push"', 'a double-quoted subcommand'),
+  a7(
+    'send-pack',
+    'git send-pack {REMOTE} main',
+    'write',
+    'the plumbing push runs: not git push by name, so an ask is enough',
+  ),
 ];
 
 const grep = (id: string, args: Record<string, unknown>, note: string): AttackEntry => ({
@@ -120,4 +130,14 @@ export const DIRECTORY_READERS: readonly AttackEntry[] = [
     'read',
     "find's output as operands",
   ),
+  a8(
+    'find-exec-grep',
+    'find . -type f -exec grep -H CANARY {} +',
+    'read',
+    'find hands every file to grep',
+  ),
+  a8('grep-dotglob', 'grep -h TOKEN * .*', 'read', 'globs that include hidden files'),
+  a8('rg-glob-hidden', "rg --hidden -g '.env' TOKEN", 'read', 'rg with a glob that selects .env', {
+    needs: ['rg'],
+  }),
 ];

@@ -76,4 +76,27 @@ export const OPERANDS: readonly AttackEntry[] = [
   a('symlink-dir', 'grep -h . docs/vault/token.json', 'read', 'a committed symlink to secrets/'),
   a('symlink-dir-jq', 'jq . docs/vault/token.json', 'read', 'the same through jq'),
   a('symlink-glob', 'sort docs/vault/*', 'read', 'a glob inside a symlinked secret directory'),
+  // pathspec magic: a pathspec that is not a path
+  a('pathspec-top', "git log -p -- ':/secrets'", 'read', ':/ is the top of the repository'),
+  a('pathspec-glob-magic', "git log -p -- ':(glob)**/key'", 'read', ':(glob) magic'),
+  a('pathspec-exclude', "git log -p -- . ':!src'", 'read', 'everything but src'),
+  a('pathspec-icase', "git log -p -- ':(icase)SECRETS'", 'read', ':(icase) magic'),
+  a(
+    'pathspec-char-class',
+    "git diff HEAD~2 HEAD~1 -- '[s]ecrets/*'",
+    'read',
+    'a glob character class',
+  ),
+  a(
+    'pathspec-src-dotdot',
+    'git diff HEAD~1 HEAD -- src/../secrets',
+    'read',
+    'a pathspec through ..',
+  ),
+  a(
+    'no-index-double-dash',
+    'git diff --no-index -- /dev/null .env',
+    'read',
+    '--no-index with -- before the operands',
+  ),
 ];

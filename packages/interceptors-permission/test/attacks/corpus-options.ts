@@ -244,4 +244,56 @@ export const OPTIONS: readonly AttackEntry[] = [
     needs: ['/usr/bin/time'],
   }),
   a('xargs-arg-file', 'xargs -a .env echo', 'read', 'xargs -a FILE reads .env'),
+  // the script of sed -n reached other ways
+  a('sed-double-dash', "sed -n -- '1e touch {MARK}' README.md", 'exec', 'the script after --'),
+  a(
+    'sed-e-bare',
+    "sed -n 's|.*|touch {MARK}|;e' README.md",
+    'exec',
+    'e with no argument runs the pattern space',
+  ),
+  a(
+    'sed-e-spaced',
+    "sed -n '1 e touch {MARK}' README.md",
+    'exec',
+    'a space between address and command',
+  ),
+  a('sed-e-regex-address', "sed -n '/demo/e touch {MARK}' README.md", 'exec', 'a regex address'),
+  a(
+    'sed-script-stdin',
+    "sed -n -f /dev/stdin README.md <<< '1e touch {MARK}'",
+    'exec',
+    'the script from a here-string',
+  ),
+  a(
+    'sed-script-dash',
+    "echo '1e touch {MARK}' | sed -n -f - README.md",
+    'exec',
+    'the script from a pipe (-f -)',
+  ),
+  a('sed-s-gw', "sed -n 's/#/x/gw notes.txt' README.md", 'write', 'the flags gw of s'),
+  a(
+    'npm-userconfig-option',
+    'npm test --userconfig=scripts/npmrc',
+    'exec',
+    'a committed npmrc with node-options',
+  ),
+  a(
+    'npm-globalconfig-option',
+    'npm test --globalconfig scripts/npmrc',
+    'exec',
+    'the same as the global config',
+  ),
+  a(
+    'npm-logs-dir-unnamed',
+    'npm test --logs-dir=notes',
+    'write',
+    'npm writes its debug log under notes/',
+  ),
+  a(
+    'jq-rawfile-symlink',
+    "jq -n --rawfile x docs/env-link '$x'",
+    'read',
+    'an option value that is a symlink to .env',
+  ),
 ];

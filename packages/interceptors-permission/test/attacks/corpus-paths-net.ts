@@ -98,4 +98,8 @@ export const NETWORK: readonly AttackEntry[] = [
   a6('udp', 'echo hi > /dev/udp/127.0.0.1/{UPORT}', 'net', 'UDP'),
   a6('variable-port', `P={PORT}; sort < /dev/tcp/127.0.0.1/$P`, 'net', 'the port in a variable'),
   a6('bash-c', `bash -c 'sort < ${TCP}'`, 'net', 'inside bash -c'),
+  a6('quote-split', "sort < /dev/t''cp/127.0.0.1/{PORT}", 'net', 'quote removal yields /dev/tcp'),
+  a6('backslash', 'sort < /dev/tc\\p/127.0.0.1/{PORT}', 'net', 'a backslash inside the name'),
+  a6('ansi-c', "sort < $'/dev/tcp/127.0.0.1/{PORT}'", 'net', 'ANSI-C quoting'),
+  a6('no-space', 'sort </dev/tcp/127.0.0.1/{PORT}', 'net', 'no space after <'),
 ];

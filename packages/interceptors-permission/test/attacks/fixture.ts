@@ -4,7 +4,7 @@
  * a template and re-cloned (`cp -a`) before each attack, so every attack starts from the same state.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import {
   chmodSync,
@@ -251,7 +251,8 @@ function snapshotOf(repo: string, remote: string, net: () => number): Snapshot {
       const stat = lstatSync(full);
       if (stat.isSymbolicLink()) out.set(key, `link:${readlinkSync(full)}`);
       else if (stat.isDirectory()) walk(full, `${key}/`);
-      else out.set(key, createHash('sha1').update(readFileSync(full)).digest('hex'));
+      // Size and mtime (cp -a keeps mtimes; every write changes them) cost less than hashing.
+      else out.set(key, `${stat.size}:${stat.mtimeMs}`);
     }
   };
   walk(repo, '');
