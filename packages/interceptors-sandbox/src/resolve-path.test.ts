@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTree, type Tree } from '../test/fixtures';
 import { compileGlob, parseGlob } from './glob';
+import { resolveSandboxOptions } from './options';
 import { fileUrlProblem, urlReading } from './path-args';
+import { checkAccess, snapshotPolicy } from './policy';
 import {
   isInside,
   lexicalAbsolute,
@@ -11,7 +13,9 @@ import {
   PathResolutionError,
   pathShapeProblem,
   resolveLikeKernel,
+  resolveLikeKernelSync,
 } from './resolve-path';
+import type { SandboxOptions } from './types';
 
 let tree: Tree;
 beforeAll(async () => {
@@ -78,7 +82,48 @@ describe('resolveLikeKernel', () => {
     ['a', null],
   ])('refuses hostile input %j from %j with a TypeError', async (path, base) => {
     // biome-ignore lint/suspicious/noExplicitAny: hostile input on purpose
-    await expect(resolveLikeKernel(path as any, base as any)).rejects.toThrow(TypeError);
+    const error = await resolveLikeKernel(path as any, base as any).catch((e) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    // Its own words, not a TypeError of something that choked on the value later.
+    expect(error.message).toMatch(
+      /^resolveLikeKernel: (path|base) must be a string without null bytes$|^resolveLikeKernel: base must be absolute$/,
+    );
+  });
+
+  it('follows exactly MAX_SYMLINKS links, and refuses one more', async () => {
+    expect(MAX_SYMLINKS).toBe(40);
+    const dir = `${tree.ws}/chain`;
+    await mkdir(dir);
+    await writeFile(`${dir}/end`, '');
+    await symlink('end', `${dir}/l0`);
+    for (let i = 1; i <= MAX_SYMLINKS; i++) await symlink(`l${i - 1}`, `${dir}/l${i}`);
+    // l39 is 40 links from the file, l40 41.
+    expect(await resolveLikeKernel(`l${MAX_SYMLINKS - 1}`, dir)).toBe(`${dir}/end`);
+    const error = await resolveLikeKernel(`l${MAX_SYMLINKS}`, dir).catch((e) => e);
+    expect(error).toBeInstanceOf(PathResolutionError);
+    expect(error.name).toBe('PathResolutionError');
+    expect(error.code).toBe('ELOOP');
+  });
+
+  it('reaches / itself: by name, by .., and through a link to /', async () => {
+    await symlink('/', `${tree.ws}/to-root`);
+    expect(await resolveLikeKernel('/', tree.ws)).toBe('/');
+    expect(await resolveLikeKernel('/var/..', '/')).toBe('/');
+    expect(await resolveLikeKernel('../../../../../../..', tree.ws)).toBe('/');
+    expect(await resolveLikeKernel('to-root', tree.ws)).toBe('/');
+    expect(await resolveLikeKernel('to-root/etc', tree.ws)).toBe('/etc');
+  });
+
+  it('appends what lies under a regular file (ENOTDIR) as a creating tool would name it', async () => {
+    expect(await resolveLikeKernel('a/b/f/x/y', tree.ws)).toBe(`${tree.ws}/a/b/f/x/y`);
+  });
+
+  it('refuses a component the file system cannot look up (ENAMETOOLONG), naming it', async () => {
+    const long = 'n'.repeat(300);
+    const error = await resolveLikeKernel(`a/${long}/x`, tree.ws).catch((e) => e);
+    expect(error).toBeInstanceOf(PathResolutionError);
+    expect(error.code).toBe('ENAMETOOLONG');
+    expect(error.message).toBe(`cannot inspect "${tree.ws}/a/${long}" (ENAMETOOLONG)`);
   });
 
   it('resolves a 4,000-byte path of dot-dots and names without trouble', async () => {
@@ -98,7 +143,7 @@ describe('pathShapeProblem', () => {
     [undefined, 'must be a string (got undefined)'],
     ['', 'is empty'],
     ['a\0b', 'null byte'],
-    ['x'.repeat(4096), 'PATH_MAX'],
+    ['x'.repeat(4096), 'is longer than PATH_MAX (4095 bytes)'],
     ['\u{1F600}'.repeat(1024), 'PATH_MAX'],
     [`a/${'y'.repeat(256)}/b`, 'NAME_MAX'],
   ])('refuses %j', (value, problem) => {
@@ -248,5 +293,49 @@ describe('file: URLs and the URL reading of a path', () => {
     ['http://h/x', undefined],
   ])('reads %j as a URL relative to the cwd: %s', (text, expected) => {
     expect(urlReading(text, '/w/d')).toBe(expected);
+  });
+});
+
+describe('deny globs in a policy snapshot', () => {
+  const snapshot = (options: Partial<SandboxOptions>) =>
+    snapshotPolicy(
+      resolveSandboxOptions({ mode: 'workspace-write', cwd: tree.ws, ...options }, 't'),
+    );
+  const read = (policy: ReturnType<typeof snapshot>, path: string) =>
+    checkAccess(policy, 'read', path, [resolveLikeKernelSync(path, policy.cwd)]);
+
+  it('a glob whose prefix is a symbolic link denies the real name too', async () => {
+    // keys -> outside/real-keys: a secret read by its real name must not slip past a glob that
+    // names it through the link.
+    await mkdir(`${tree.outside}/real-keys`);
+    await writeFile(`${tree.outside}/real-keys/id`, 'k');
+    await symlink(`${tree.outside}/real-keys`, `${tree.ws}/keys`);
+    const policy = snapshot({ denyRead: [`${tree.ws}/keys/**`] });
+    for (const path of [`${tree.outside}/real-keys/id`, 'keys/id', `${tree.outside}/real-keys`]) {
+      expect(read(policy, path), path).toEqual({
+        rule: `denyRead "${tree.ws}/keys/**"`,
+        deny: { list: 'denyRead', glob: `${tree.ws}/keys/**` },
+      });
+    }
+    expect(read(policy, `${tree.outside}/real-keys-not/id`)).toBeUndefined();
+    expect(read(policy, `${tree.outside}/secret.txt`)).toBeUndefined();
+  });
+
+  it('two globs whose components join to the same text stay apart', () => {
+    // "/p/*a/b" and "/p/*ab": a cache keyed on the components run together would mix them up.
+    const p = `${tree.base}/glob-keys`;
+    const policy = snapshot({ denyRead: [`${p}/*a/b`, `${p}/*ab`] });
+    const rule = (path: string) => read(policy, path)?.deny?.glob;
+    expect(rule(`${p}/xa/b`)).toBe(`${p}/*a/b`);
+    expect(rule(`${p}/xab`)).toBe(`${p}/*ab`);
+    expect(rule(`${p}/xa/c`)).toBeUndefined();
+  });
+
+  it('a write outside several roots names every root', () => {
+    const policy = snapshot({ roots: ['.', `${tree.outside}/dir`] });
+    const refused = checkAccess(policy, 'write', `${tree.base}/x`, [`${tree.base}/x`]);
+    expect(refused?.rule).toBe(
+      `mode "workspace-write" permits writes only inside the roots ("${tree.ws}", "${tree.outside}/dir")`,
+    );
   });
 });
