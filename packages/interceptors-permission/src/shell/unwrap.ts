@@ -194,7 +194,7 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
         }
         break;
       }
-      return doubts.reduce(
+      return doubts.reduceRight(
         (result, w) =>
           withDoubt(
             result,
