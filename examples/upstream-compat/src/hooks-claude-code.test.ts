@@ -174,6 +174,19 @@ describe('dsh-hooks-claude-code', () => {
     }
   });
 
+  it('carries the additional context a PostToolUse hook gives to the next request, on both services', async () => {
+    const remind = `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"run the linter next"}}'`;
+    for (const name of HOSTS) {
+      const run = await scenario(name, { PostToolUse: remind });
+      expect(run.result, name).toEqual({
+        isError: false,
+        text: 'wrote notes.txt',
+        code: undefined,
+        contexts: ['run the linter next'],
+      });
+    }
+  });
+
   it('turns a result its PostToolUse hook blocks into a failure carrying the reason, on both services', async () => {
     const block = `echo '{"decision":"block","reason":"do not write notes"}'`;
     for (const name of HOSTS) {

@@ -30,6 +30,8 @@ export interface Outcome {
   readonly text: string;
   /** Our `error.code`, or the harness's `error.info.code`. */
   readonly code: string | undefined;
+  /** The text of each context the result carries for the next request, when it carries any. */
+  readonly contexts?: readonly string[];
 }
 
 /** The outcome of either service's result. */
@@ -38,8 +40,11 @@ export function outcome(result: unknown): Outcome {
     isError: boolean;
     content: { type: string; text?: string }[];
     error?: { code?: string; info?: { code?: string } };
+    additionalContexts?: { content: { type: string; text?: string }[] }[];
   };
+  const contexts = r.additionalContexts?.map((c) => c.content.map((b) => b.text).join('\n'));
   return {
+    ...(contexts !== undefined && { contexts }),
     isError: r.isError,
     text: r.content
       .filter((b) => b.type === 'text')
