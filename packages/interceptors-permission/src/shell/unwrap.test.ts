@@ -130,8 +130,11 @@ describe('what bash reads before it parses', () => {
     ['[[ y -eq 0 ]]', 'arithmetic'],
     ["declare 'a[$(id)]=1'", 'subscript'],
     ['declare -i z=y', 'arithmetic'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ['echo ${x@P}', 'prompt'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ['echo ${!x}', 'names'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ['echo ${x:y}', 'offset'],
     ['y=1; b=([y]=1)', 'index'],
   ])('%s is code (%s)', (line, what) => {
@@ -143,7 +146,9 @@ describe('what bash reads before it parses', () => {
     expect(unknown.join(' | ')).toContain(what);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
   it('backticks inside ${x:-…} are commands', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     const a = analyzeShell('echo ${x:-`rm -rf y`}', '/p', '/h');
     expect(a.commands.map((c) => c.argv[0]?.value)).toContain('rm');
   });

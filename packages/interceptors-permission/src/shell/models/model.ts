@@ -1,4 +1,5 @@
 import { type ShellWord, syntheticWord } from '../words';
+import { FOUND } from './found';
 
 /** A file an option writes beside the program's purpose (`sort -o`, `git diff --output`). */
 export interface SideWrite {
@@ -145,6 +146,10 @@ export function readOptions(
       }
       operands.push(w);
       if (table.stopAtOperand) done = true;
+      continue;
+    }
+    if (w === FOUND) {
+      operands.push(w);
       continue;
     }
     if (!w.literal) {

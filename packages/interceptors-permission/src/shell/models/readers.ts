@@ -1,4 +1,5 @@
 import { type ShellWord, syntheticWord } from '../words';
+import { FOUND } from './found';
 import {
   effectsOf,
   flags,
@@ -343,6 +344,7 @@ export const find: Model = (argv) => {
     starts.push(w);
   }
   fx.reads.push(...(starts.length > 0 ? starts : [syntheticWord('.', true)]));
+  const safeFound = starts.every((w) => w.literal && !w.value.startsWith('-'));
   for (; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
     const v = w.value;
@@ -361,7 +363,13 @@ export const find: Model = (argv) => {
         const c = argv[i] as ShellWord;
         if (c.value === ';' || c.value === '+') break;
         // `{}` is each file found: not known before it runs.
-        cmd.push(c.value.includes('{}') ? syntheticWord(c.text) : c);
+        cmd.push(
+          c.value === '{}' && safeFound
+            ? FOUND
+            : c.value.includes('{}')
+              ? syntheticWord(c.text)
+              : c,
+        );
       }
       if (cmd.length > 0) fx.runs.push(cmd);
       else notUnderstood(fx, `find ${v} names no command`);
