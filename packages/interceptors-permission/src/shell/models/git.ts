@@ -1,4 +1,5 @@
 import { type ShellWord, syntheticWord } from '../words';
+import { MORE_SUBCOMMANDS, type SubcommandModel } from './git-more';
 import {
   effectsOf,
   flags,
@@ -265,7 +266,7 @@ function contentReads(
       '--oneline',
     ) && !has('-p', '-u', '--patch');
   const content =
-    sub === 'log' || sub === 'whatchanged'
+    sub === 'log' || sub === 'whatchanged' || sub === 'reflog'
       ? has(
           '-p',
           '-u',
@@ -302,6 +303,7 @@ const SUBCOMMANDS: Record<string, OptionTable> = {
   log: DIFF,
   show: DIFF,
   whatchanged: DIFF,
+  reflog: DIFF,
   grep: GREP,
   status: STATUS,
   branch: BRANCH,
@@ -360,6 +362,12 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
     return fx;
   }
   const sub = subWord.value;
+  if (Object.hasOwn(MORE_SUBCOMMANDS, sub)) {
+    const model = MORE_SUBCOMMANDS[sub] as SubcommandModel;
+    fx.program = `git ${sub}`;
+    model.judge(readOptions(argv, at + 1, model.table, fx), argv.slice(at + 1), fx);
+    return fx;
+  }
   const table = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (table === undefined) {
     fx.partial = true;

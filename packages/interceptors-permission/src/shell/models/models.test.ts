@@ -33,6 +33,7 @@ const RULES = {
     'Read(./.env)',
     'Read(./secrets/**)',
     'Write(./src/**)',
+    'Edit(./.git/**)',
   ],
 };
 let policy: PermissionInterceptor;
@@ -106,6 +107,8 @@ describe('program models', () => {
     ["git -c alias.x='!rm -rf /' x", 'Bash(rm:*)'],
     ['git send-pack origin main', 'Bash(git push:*)'],
     ["git log -p -- ':/secrets'", 'Read(./secrets/**)'],
+    ['git cat-file -p HEAD:secrets/key', 'Read(./secrets/**)'],
+    ["git config core.fsmonitor 'rm -rf /'", 'Edit(./.git/**)'],
     ['git -c k=v push', 'Bash(git push:*)'],
     ["sed -n '1r .env' README.md", 'Read(./.env)'],
     ['jq -n --rawfile x .env $x', 'Read(./.env)'],

@@ -1,0 +1,133 @@
+import { type ShellWord, syntheticWord } from '../words';
+import { flags, type OptionTable, opts, type ProgramEffects, values } from './model';
+
+/** A git subcommand's options, and what its operands do once the options are read. */
+export interface SubcommandModel {
+  readonly table: OptionTable;
+  readonly judge: (operands: ShellWord[], argv: readonly ShellWord[], fx: ProgramEffects) => void;
+}
+
+const given = (argv: readonly ShellWord[], pattern: RegExp): boolean =>
+  argv.some((w) => w.literal && pattern.test(w.value));
+
+const changes = (fx: ProgramEffects): void => {
+  fx.readOnly = false;
+};
+
+/**
+ * The listing subcommands an agent uses to look around (`git tag`, `git remote -v`, `git config
+ * --get`, `git stash list`, `git describe`, `git cat-file`): read-only when they only list, a
+ * change otherwise. `git config` that sets a value writes the configuration file (where a key like
+ * `core.fsmonitor` makes every later git command run a program), so an `Edit` deny on `.git/**`
+ * meets it.
+ */
+export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
+  'cat-file': {
+    table: {
+      long: flags(
+        '--textconv --filters --batch --batch-check --batch-command --batch-all-objects --buffer --follow-symlinks --unordered --allow-unknown-type -Z',
+      ),
+      short: flags('p t s e'),
+    },
+    judge: (operands, argv, fx) => {
+      // An object name shows any blob ever committed: like history without a pathspec.
+      for (const w of operands) {
+        const colon = w.value.indexOf(':');
+        if (colon >= 0) fx.reads.push(syntheticWord(w.value.slice(colon + 1) || '.', w.literal));
+        else fx.history = true;
+      }
+      if (given(argv, /^--batch/)) fx.history = true;
+    },
+  },
+  describe: {
+    table: {
+      long: {
+        ...flags('--tags --all --long --always --exact-match --first-parent --contains'),
+        ...opts('--abbrev --dirty --broken', 'opt'),
+        ...values('--match --exclude --candidates'),
+      },
+    },
+    judge: () => undefined,
+  },
+  shortlog: {
+    table: {
+      long: {
+        ...flags('--numbered --summary --email --committer --all --no-merges --merges'),
+        ...values('--group --format --since --until --author --max-count'),
+      },
+      short: { ...flags('n s e c'), w: 'opt' },
+    },
+    judge: () => undefined,
+  },
+  tag: {
+    table: {
+      long: {
+        ...flags('--list --ignore-case --no-column'),
+        ...values('--sort --contains --no-contains --points-at --format'),
+        ...opts('--merged --no-merged --column --color', 'opt'),
+        ...opts('--annotate --sign --force --delete --verify --edit --no-sign', 'change'),
+        ...opts('--message --file --local-user --cleanup', 'value'),
+      },
+      short: {
+        l: 'flag',
+        i: 'flag',
+        n: 'opt',
+        ...opts('a s f d v e', 'change'),
+        m: 'value',
+        F: 'read',
+        u: 'value',
+      },
+    },
+    judge: (operands, argv, fx) => {
+      if (operands.length > 0 && !given(argv, /^(-l|--list)$/)) changes(fx);
+      if (given(argv, /^(-m|--message|-F|--file)/)) changes(fx);
+    },
+  },
+  remote: {
+    table: { long: flags('--verbose'), short: flags('v') },
+    judge: (operands, _argv, fx) => {
+      const verb = operands[0]?.value;
+      if (verb === 'show' || verb === 'update' || verb === 'prune') {
+        // They ask the remote.
+        fx.network = true;
+        fx.readOnly = false;
+      } else if (verb !== undefined && verb !== 'get-url') changes(fx);
+    },
+  },
+  config: {
+    table: {
+      long: {
+        ...flags(
+          '--get --get-all --get-regexp --get-urlmatch --list --show-origin --show-scope --name-only --global --local --system --worktree --includes --no-includes --null --bool --int --path',
+        ),
+        ...values('--type --default --get-color --get-colorbool --blob'),
+        '--file': 'read',
+      },
+      short: { l: 'flag', z: 'flag', f: 'read' },
+    },
+    judge: (operands, argv, fx) => {
+      if (
+        given(argv, /^(--get|--list|-l$)/) ||
+        (operands.length === 1 && !given(argv, /^--(unset|replace|add|rename|remove)/))
+      )
+        return;
+      // Setting a value writes the configuration file.
+      const file = given(argv, /^--global$/) ? '~/.gitconfig' : '.git/config';
+      fx.sideWrites.push({ op: 'git config', target: syntheticWord(file, true) });
+      fx.readOnly = false;
+    },
+  },
+  stash: {
+    table: { long: flags('--patch --stat --name-only --include-untracked'), short: flags('p u') },
+    judge: (operands, argv, fx) => {
+      const verb = operands[0]?.value ?? 'push';
+      if (verb === 'list') return;
+      if (verb === 'show') {
+        // A stash is a commit: its patch may hold anything.
+        if (given(argv, /^(-p|--patch)$/)) fx.history = true;
+        return;
+      }
+      changes(fx);
+    },
+  },
+};
