@@ -151,3 +151,66 @@ describe("the harness's invariant checks on ours", () => {
     expect(ours.violations).toEqual([]);
   });
 });
+
+describe('a turn cancelled while its tools run, on both services', () => {
+  const script = {
+    parent: [
+      {
+        calls: [
+          { id: 'k1', name: 'read', args: { file_path: 'a.txt' } },
+          { id: 'k2', name: 'read', args: { file_path: 'b.txt' } },
+          { id: 'k3', name: 'wait', args: {} },
+          {
+            id: 'k4',
+            name: 'edit',
+            args: { file_path: 'a.txt', old_string: 'one', new_string: 'X' },
+          },
+        ],
+      },
+      { text: 'never sent' },
+    ],
+    cancelOnWait: true,
+  };
+
+  it('records the same results, codes and end of turn, and runs nothing after the cancel', async () => {
+    const theirs = await runScript('upstream', script);
+    const mine = await runScript('ours', script);
+    const summary = (t: Transcript) =>
+      t.results.map((r) => {
+        const data = r as {
+          message: { content: { content: { text: string }[]; isError: boolean }[] };
+          error?: unknown;
+        };
+        return [
+          data.message.content[0]?.isError,
+          data.message.content[0]?.content[0]?.text.split('\n')[0],
+          data.error,
+        ];
+      });
+    // The parallel group started (the reads and the wait), the cancel aborted all three, and the
+    // exclusive edit after the group never started. A success that comes after the cancel is
+    // ABORTED on both (`wait`); so is the unstarted edit.
+    expect(summary(mine)[2]).toEqual(summary(theirs)[2]);
+    expect(summary(mine)[3]).toEqual(summary(theirs)[3]);
+    expect(summary(mine).map((s) => (s[2] as { code?: string } | undefined)?.code)).toEqual([
+      'ABORTED',
+      'ABORTED',
+      'ABORTED',
+      'ABORTED_BEFORE_DISPATCH',
+    ]);
+    // 5. (documented) A body that fails on its aborted signal: the harness waits for it and keeps
+    //    its own error (the fs tool's FS_ABORTED); our registry answers ABORTED at the abort,
+    //    without waiting for the body beyond its grace.
+    for (const i of [0, 1]) {
+      expect(summary(theirs)[i]?.[2]).toEqual({ name: 'FsError', code: 'FS_ABORTED' });
+      expect(summary(mine)[i]).toEqual([
+        true,
+        'Error: The call to tool "read" was aborted by the caller.',
+        { name: 'AbortError', code: 'ABORTED' },
+      ]);
+    }
+    expect(mine.files['a.txt']).toBe('one\ntwo\n');
+    expect(mine.events.at(-1)).toEqual(theirs.events.at(-1));
+    expect(mine.events.map((e) => e.type)).toEqual(theirs.events.map((e) => e.type));
+  });
+});

@@ -169,14 +169,22 @@ const normalize = (value: unknown, dir: string): unknown =>
       .replace(/"mtimeMs":\s*[\d.]+/g, '"mtimeMs":0'),
   );
 
+/** A script other than the default, and whether to cancel the turn once `wait` runs. */
+export interface ScriptOptions {
+  readonly parent?: readonly ScriptStep[];
+  readonly child?: readonly ScriptStep[];
+  readonly cancelOnWait?: boolean;
+}
+
 /** Runs the whole script on `name`'s tools service; the transcript, normalized. */
-export async function runScript(name: HostName): Promise<Transcript> {
+export async function runScript(name: HostName, options: ScriptOptions = {}): Promise<Transcript> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-loop-'));
   writeFileSync(join(dir, 'a.txt'), 'one\ntwo\n');
   writeFileSync(join(dir, 'b.txt'), 'bee\n');
   const app = new Context();
-  const parentModel = new ScriptedModel([...PARENT]);
-  const childModel = new ScriptedModel([...CHILD]);
+  const parentModel = new ScriptedModel([...(options.parent ?? PARENT)]);
+  const childModel = new ScriptedModel([...(options.child ?? CHILD)]);
+  let cancel = () => {};
   const asked: string[] = [];
   const dispatches: string[] = [];
   const violations: string[] = [];
@@ -244,6 +252,23 @@ export async function runScript(name: HostName): Promise<Transcript> {
             execute: async () => 'ran',
           }),
         );
+        // A tool that runs until its call is cancelled (the test cancels the turn once it runs).
+        inner.tools.register(
+          defineTool({
+            name: 'wait',
+            description: 'Waits until cancelled.',
+            parameters: {},
+            output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+            isConcurrencySafe: () => true,
+            execute: (_args: Any, exec: Any) =>
+              new Promise((resolve) => {
+                exec.signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+                // At once: the calls started before it are still in flight (their I/O cannot
+                // have completed within the loop's synchronous hand-offs).
+                if (options.cancelOnWait) cancel();
+              }),
+          }),
+        );
         // A tool that defers context to the next request, as the goal tools do in a goal round.
         inner.tools.register(
           defineTool({
@@ -303,6 +328,7 @@ export async function runScript(name: HostName): Promise<Transcript> {
       agentOptions: { provider: 'scripted', model: 'm' },
     });
     const agent = handle.agent;
+    cancel = () => agent.cancel({ kind: 'user' });
     agent.followup(
       createUserMessage({
         content: [{ type: 'text', text: 'Tidy the files.' }],

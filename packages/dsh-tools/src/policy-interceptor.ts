@@ -112,6 +112,18 @@ const denied = (
 ): ToolExecutionResult => errorResult(exec.callId, code, message, details);
 
 /**
+ * The harness's rule for a call its caller cancelled while it ran: a success becomes `ABORTED`
+ * (`tool call aborted`), whatever the body made of its aborted signal; a failure stays.
+ */
+const cancelled = (
+  exec: InterceptedExecution,
+  result: ToolExecutionResult,
+): ToolExecutionResult => {
+  if (result.isError || harnessCallOf(exec)?.callerSignal?.aborted !== true) return result;
+  return errorResult(exec.callId, 'ABORTED', 'tool call aborted');
+};
+
+/**
  * The DeepSeek Harness's policy points as one interceptor, the outermost of the pipeline (after
  * argument validation, around every `tools/execute` listener and `use()` interceptor):
  * `tools/pre-execute` decisions, then the guards, then `ask` through `ctx.approval`, then the rest
@@ -357,7 +369,7 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
       sources.guards(exec).length === 0
     ) {
       if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
-      return next();
+      return call?.callerSignal === undefined ? next() : next().then((r) => cancelled(exec, r));
     }
     const report = watched ? sources.dispatching : undefined;
     return (async () => {
@@ -374,13 +386,13 @@ export function createPolicyInterceptor(sources: PolicySources): Interceptor {
         if (stage !== undefined) await stage.dispatchGate.promise;
         if (call !== undefined && tool === undefined) call.dispatched = !exec.signal?.aborted;
         report?.('tools/execute', [exec]);
-        result = await next();
+        result = cancelled(exec, await next());
         stage?.dispatched.resolve(result);
       }
       if (stage !== undefined) await stage.finalizeGate.promise;
       if (refused === undefined) {
         report?.('tools/post-execute', [exec, result]);
-        result = await review(exec, result, tool);
+        result = cancelled(exec, await review(exec, result, tool));
       }
       return finalize(exec, result, tool);
     })();
