@@ -16,7 +16,7 @@ export type Effect = 'read' | 'write' | 'exec' | 'net';
 export interface AttackEntry {
   readonly id: string;
   readonly class: AttackClass;
-  /** A `Bash` command line; `{REPO}`, `{MARK}`, `{PORT}`, `{UPORT}`, `{REMOTE}` are filled in. */
+  /** A `Bash` command line; `{REPO}`, `{MARK}`, `{PORT}`, `{UPORT}`, `{REMOTE}`, `{KEYBLOB}` (the deleted key's blob) are filled in. */
   readonly command?: string;
   /** Another tool (`Grep`, `Deploy`) with its arguments, instead of a command. */
   readonly tool?: string;

@@ -53,7 +53,7 @@ export interface World {
   readonly udpPort: number;
   /** The random strings in `.env`, `secrets/token.json` and the deleted `secrets/key`. */
   readonly canaries: readonly string[];
-  /** Fills `{REPO}`, `{MARK}`, `{PORT}`, `{UPORT}`, `{REMOTE}` in a command. */
+  /** Fills `{REPO}`, `{MARK}`, `{PORT}`, `{UPORT}`, `{REMOTE}`, `{KEYBLOB}` in a command. */
   fill(text: string): string;
   /** Back to the template state: files, remote, marker, listener records. */
   reset(): void;
@@ -164,6 +164,7 @@ async function buildWorld(base: string): Promise<World> {
   write(join(repo, 'secrets/key'), `${canaries[2]}\n`);
   git('add', 'secrets/key');
   git('commit', '-q', '-m', 'c2: add key');
+  const keyBlob = git('rev-parse', 'HEAD:secrets/key').toString().trim();
   git('rm', '-q', 'secrets/key');
   write(join(repo, 'src/x.ts'), 'export const x = 2;\n');
   git('commit', '-q', '-am', 'c3: remove key, x = 2');
@@ -208,6 +209,7 @@ async function buildWorld(base: string): Promise<World> {
         .replaceAll('{REPO}', repo)
         .replaceAll('{MARK}', mark)
         .replaceAll('{REMOTE}', remote)
+        .replaceAll('{KEYBLOB}', keyBlob)
         .replaceAll('{UPORT}', String(udpPort))
         .replaceAll('{PORT}', String(tcpPort)),
     reset() {
