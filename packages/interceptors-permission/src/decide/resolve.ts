@@ -40,8 +40,13 @@ const realOrNull = (path: string): string | null => {
  * exist, resolving the deepest existing ancestor and re-appending the rest.
  */
 export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
-  const home_ = expandHome(path, home);
-  const expanded = unaliasProc(isAbsolute(home_) ? home_ : `${cwd}/${home_}`, cwd);
+  const given = expandHome(path, home);
+  // Only a path that reaches /proc (absolute, or through a cwd under it) can be an alias; others
+  // keep their relative walk from the cached real cwd.
+  const reachesProc = given.startsWith('/proc/') || (!isAbsolute(given) && cwd.startsWith('/proc/'));
+  const expanded = reachesProc
+    ? unaliasProc(isAbsolute(given) ? given : `${cwd}/${given}`, cwd)
+    : given;
   const lexical = resolve(cwd, expanded);
   const absolute = isAbsolute(expanded);
   // No file name holds a NUL byte; the kernel refuses such a path, so there is nothing to follow.
