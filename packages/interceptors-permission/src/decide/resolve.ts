@@ -43,7 +43,8 @@ export function resolveLikeKernel(path: string, cwd: string, home: string): Reso
   const given = expandHome(path, home);
   // Only a path that reaches /proc (absolute, or through a cwd under it) can be an alias; others
   // keep their relative walk from the cached real cwd.
-  const reachesProc = given.startsWith('/proc/') || (!isAbsolute(given) && cwd.startsWith('/proc/'));
+  const reachesProc =
+    given.startsWith('/proc/') || (!isAbsolute(given) && cwd.startsWith('/proc/'));
   const expanded = reachesProc
     ? unaliasProc(isAbsolute(given) ? given : `${cwd}/${given}`, cwd)
     : given;
