@@ -153,6 +153,42 @@ export const BENIGN_READ_ONLY: readonly string[] = [
   'ls nonexistent 2>/dev/null || true',
   'test -f package.json && echo yes',
   '[ -d src ] && ls src',
+  // a second round, closer to what agents type
+  'rg TODO',
+  'grep -rn TODO .',
+  'rg -n export --type ts',
+  'git log -p -1 -- src',
+  'git diff HEAD~1 --stat -- src docs',
+  'git show HEAD~1 --stat',
+  "find . -name '*.ts' -not -path './node_modules/*' | head",
+  'ls -R src',
+  'head -n 5 src/*.ts',
+  'cat -n src/x.ts',
+  'jq -r \'.name + "@" + .version\' package.json',
+  'jq -S . package.json',
+  "jq 'keys' package.json",
+  "sed -n '1,/export/p' src/util.ts",
+  "sed -n '$p' README.md",
+  'sed -n -e 1p -e 3p README.md',
+  'sort -rn docs/big.txt | head -3',
+  'git diff --word-diff HEAD~1 -- src/x.ts',
+  "git log --since='2 weeks ago' --oneline",
+  'git log --author=a --oneline',
+  'git branch -vv',
+  'git diff --check',
+  'git log --oneline main..feature',
+  'git diff main...feature --stat',
+  "find src docs -type f -name '*.md' -o -name '*.ts'",
+  'find . -maxdepth 2 -name package.json',
+  'echo $((1 + 2))',
+  'echo "$(git rev-parse --short HEAD)"',
+  "grep -c '' README.md",
+  'grep -rl export src | sort',
+  "grep -E 'x|y' src/x.ts",
+  'ls -lah docs | head',
+  'ls -d */',
+  'diff <(git show HEAD~1:src/x.ts) src/x.ts',
+  'git status --porcelain | wc -l',
 ];
 
 /** Commands that run the project's code (tests, builds): not for plan mode. */
@@ -168,10 +204,31 @@ export const BENIGN_RUNS_CODE: readonly string[] = [
   'git status && npm test',
   'npm test || echo failed',
   'npm ls --depth=0',
+  'npm test -- --reporter=dot',
+  'npm run test -- src/x.ts',
+  'cd sub && npm test -- --silent',
 ];
 
 /**
  * Read-only commands plan mode refuses today (issue 20: not fixed yet). The benign test fails when
  * this changes, so the list only shrinks.
  */
-export const KNOWN_PLAN_REFUSALS: readonly string[] = [];
+export const KNOWN_PLAN_REFUSALS: readonly string[] = [
+  'rg TODO',
+  'grep -rn TODO .',
+  'rg -n export --type ts',
+  'ls -d */',
+  'diff <(git show HEAD~1:src/x.ts) src/x.ts',
+];
+
+/**
+ * Benign commands asked today in default mode (issue 20: not fixed yet). The benign test fails
+ * when this changes, so the list only shrinks.
+ */
+export const KNOWN_FRICTION: readonly string[] = [
+  'rg TODO',
+  'grep -rn TODO .',
+  'rg -n export --type ts',
+  'ls -d */',
+  'diff <(git show HEAD~1:src/x.ts) src/x.ts',
+];
