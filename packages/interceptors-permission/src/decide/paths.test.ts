@@ -54,6 +54,12 @@ describe('path decisions', () => {
     expect((await repo.policy.explain(bash('git log -p -- src'))).behavior).toBe('allow');
     expect((await repo.policy.explain(bash('git log -p -- secrets'))).behavior).toBe('deny');
     expect((await repo.policy.explain(bash('git log --oneline'))).behavior).toBe('allow');
+    // A blob by its hash may be any file ever committed; one by path is that path.
+    const blob = 'git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD:README.md';
+    expect((await repo.policy.explain(bash(blob))).behavior).toBe('ask');
+    expect(
+      (await repo.policy.explain(bash('git diff HEAD:src/a.ts HEAD:README.md'))).behavior,
+    ).toBe('allow');
   });
 
   it('a recursive read of a path that no longer exists may have held anything', async () => {

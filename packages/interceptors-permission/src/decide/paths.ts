@@ -138,6 +138,12 @@ export function shellOperand(
   recursive = false,
 ): Part | undefined {
   if (!hasPathRules(trail, access)) return undefined;
+  // `~-` is $OLDPWD: after a cd on this line, one of the directories the line may have been in
+  // (before one, the host's, which is not known).
+  if (!word.literal && /^~-(\/|$)/.test(word.value) && cwds.length > 1 && !cwds.includes(null)) {
+    const rest = `.${word.value.slice(2)}`;
+    if (!/[$`*?[{]/.test(rest)) word = syntheticWord(rest, true);
+  }
   // `/proc/$$/…` is the shell's own `/proc/self/…`.
   if (!word.literal && !word.glob) {
     const self = word.value.replace(

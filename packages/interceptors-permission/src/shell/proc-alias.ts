@@ -6,6 +6,16 @@
  * without a substitution, which is not known before it runs anyway).
  */
 export function unaliasProc(path: string, cwd: string): string {
+  // One alias may hold another (`/proc/self/root/proc/self/cwd`): unalias until none is left.
+  for (let i = 0; i < 8; i++) {
+    const next = unaliasOnce(path, cwd);
+    if (next === path) return path;
+    path = next;
+  }
+  return path;
+}
+
+function unaliasOnce(path: string, cwd: string): string {
   if (!path.startsWith('/proc/')) return path;
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   const who = parts[1] ?? '';

@@ -38,6 +38,12 @@ interface Acc {
 
 const unquotedWord = (text: string, acc: Acc, first: boolean): void => {
   acc.unquoted += text;
+  // `~+` is $PWD: the directory the command runs in, which `.` names too.
+  if (first && (text === '~+' || text.startsWith('~+/'))) {
+    acc.value += '.';
+    text = text.slice(2);
+    first = false;
+  }
   if (first && text.startsWith('~')) {
     const slash = text.indexOf('/');
     const user = slash < 0 ? text.slice(1) : text.slice(1, slash);

@@ -234,6 +234,7 @@ function contentReads(
   const pathspecs: ShellWord[] = [];
   let revisions = 0;
   let magic = false;
+  let blobs = 0;
   for (const w of operands) {
     // Pathspec magic (`:/top`, `:(icase)X`, `:!X`) matches in ways a path rule cannot follow: as
     // wide as a glob, and `:/X` also names X.
@@ -244,9 +245,10 @@ function contentReads(
       continue;
     }
     const inRev = revisionPath(w);
-    if (inRev) {
+    if (inRev && !after.has(w)) {
+      // A blob named by path: read, but it limits nothing else the command shows.
       fx.reads.push(inRev);
-      pathspecs.push(inRev);
+      blobs++;
     } else if (after.has(w) || !looksLikeRevision(w)) pathspecs.push(w);
     else revisions++;
   }
@@ -289,7 +291,9 @@ function contentReads(
             w.value.startsWith('--word-diff'),
         )
       : !quiet;
+  // A bare object name may be any blob or tree ever committed (`git diff <blob> HEAD:x`).
   const history = sub !== 'diff' || revisions > 0 || noIndex;
+  if (blobs > 0 && revisions === 0 && pathspecs.length === 0 && !magic) return;
   fx.reads.push(...pathspecs.filter((p) => !fx.reads.includes(p)));
   if (history || noIndex) fx.recursive = true;
   // History shown without a pathspec (or with a pathspec glob, which git matches across

@@ -124,6 +124,10 @@ describe('program models', () => {
     ['find . -exec rm {} +', 'Bash(rm:*)'],
     ['cat < /dev/tcp/127.0.0.1/9', 'Bash(curl:*)'],
     ['sed -n p /proc/self/cwd/.env', 'Read(./.env)'],
+    ['sed -n p /proc/self/root/proc/self/cwd/.env', 'Read(./.env)'],
+    ['sed -n p ~+/.env', 'Read(./.env)'],
+    ['cd src && sed -n p ~-/.env', 'Read(./.env)'],
+    ['git diff HEAD~1:secrets/key HEAD:README.md', 'Read(./secrets/**)'],
   ])('%s is denied by %s', async (line, rule) => {
     const decision = await decide(line);
     expect(decision.behavior, decision.reason).toBe('deny');
