@@ -20,6 +20,11 @@ export default {
     'packages/interceptors-sandbox/src/{runner,spawn-and-wait,masks,bwrap-args,policy,resolve-path,path-args}.ts',
   ],
   coverageAnalysis: 'perTest',
+  // A static mutant (one in code that runs when a module loads, like `const isInside = (…) =>`)
+  // needs the module loaded afresh, and under this runner it is not: such a mutant ran every test
+  // and "survived" though the same change, made by hand, fails 107 of them. They are left out
+  // rather than counted as survivors, and each would cost a whole run of the suite.
+  ignoreStatic: true,
   // The sandbox tests start real processes and bubblewrap: two cores, one test process.
   concurrency: 1,
   timeoutMS: 30_000,
