@@ -110,7 +110,15 @@ describe('agent scopes', () => {
     expect((await run(root, 'read')).isError).toBe(false);
     expect(seen).toEqual([]);
     expect(executed).toEqual([]);
+    const results: unknown[] = [];
+    ctxA.on('tools/result', (exec: Any) => results.push(exec.agent));
+    await run(root, 'read', b);
+    await run(root, 'nope', b);
+    expect(results).toEqual([]);
     const own = await run(root, 'read', a);
+    // A call refused before any policy (an unknown tool) is still that agent's result.
+    await run(root, 'nope', a);
+    expect(results).toEqual([a, a]);
     expect(own.error?.code).toBe('DENIED');
     expect(own.error?.message).toContain('A may not read');
     expect(seen).toEqual([a]);

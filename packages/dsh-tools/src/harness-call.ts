@@ -35,6 +35,8 @@ export interface HarnessCall {
   readonly token: symbol;
   readonly rootCallId: string;
   readonly parent?: symbol;
+  /** The calling agent, as the call named it. */
+  readonly agent?: unknown;
   /** The signal the caller passed: an abort before the body started is `ABORTED_BEFORE_DISPATCH`. */
   readonly callerSignal?: AbortSignal;
   /** Contexts the body deferred, in order. */
@@ -64,12 +66,14 @@ export function createHarnessCall(input: {
   readonly callId: string;
   readonly rootCallId?: unknown;
   readonly parent?: unknown;
+  readonly agent?: unknown;
   readonly signal?: AbortSignal | undefined;
 }): HarnessCall {
   return {
     token: Symbol('dsh.tool.execution'),
     rootCallId: typeof input.rootCallId === 'string' ? input.rootCallId : input.callId,
     ...(typeof input.parent === 'symbol' && { parent: input.parent }),
+    ...(input.agent !== undefined && { agent: input.agent }),
     ...(input.signal !== undefined && { callerSignal: input.signal }),
     contexts: [],
     signals: [],

@@ -49,8 +49,12 @@ export function runCall(
   const visible = scoped ? layers.resolve(name as string, agent) : undefined;
   const registry = !scoped ? layers.global : (visible?.registry ?? layers.nowhere());
   // The harness state costs the registry its extension path: a call gets it only when something
-  // can use it (the loop's calls carry theirs already).
-  if (call === undefined && adapter.needsHarnessCall(name, agent)) call = createHarnessCall(exec);
+  // can use it (the loop's calls carry theirs already), or when it names an agent object (the
+  // harness's): a call refused before its pipeline still reaches that agent's observers.
+  const agentObject = typeof agent === 'object' && agent !== null;
+  if (call === undefined && (agentObject || adapter.needsHarnessCall(name, agent))) {
+    call = createHarnessCall(exec);
+  }
   if (call === undefined) return registry.execute(exec).then(shapeBare);
   const own = call;
   const withCall = (

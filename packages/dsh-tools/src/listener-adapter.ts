@@ -244,10 +244,17 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
   };
 
   /** Calls every listener of a notification; one that throws or rejects never stops the others. */
-  const notify = (event: string, args: unknown[], exec: ToolExecution | undefined): void => {
+  const notify = (
+    event: string,
+    args: unknown[],
+    exec: ToolExecution | undefined,
+    scoped?: { readonly agent: unknown },
+  ): void => {
     const table = listeners(event);
     if (table.length === 0) return;
     for (const hook of table.filter(visible)) {
+      // A listener of an agent's context hears that agent's calls (and its sub-agents') only.
+      if (scoped !== undefined && !covers(scopeKeyOf(hook.ctx), scoped.agent)) continue;
       const fail = (error: unknown) =>
         report(error, {
           kind: 'observer',
@@ -311,14 +318,18 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     // its extension fields: its harness state is found by its callId while it runs.
     const call = harnessCallOf(exec) ?? running.get(exec.callId);
     // The harness freezes the call before its observers run; a call that failed before its
-    // pipeline is handed over as the registry made it, so it is frozen in a copy.
-    const seen = Object.isFrozen(exec) ? exec : Object.freeze({ ...exec });
+    // pipeline is handed over as the registry made it (without its agent): a frozen copy, with it.
+    const agent = exec.agent ?? call?.agent;
+    const seen =
+      Object.isFrozen(exec) && exec.agent === agent
+        ? exec
+        : Object.freeze({ ...exec, ...(agent !== undefined && { agent }) });
     notifyInOrder(call, () => {
       const shaped = shapeResultOf(result, call);
       if (listeners(DISPATCH).length > 0) {
         notify(DISPATCH, ['emit', RESULT, [seen, shaped], null], seen);
       }
-      notify(RESULT, [seen, shaped], seen);
+      notify(RESULT, [seen, shaped], seen, { agent });
     });
   });
   layers.on('change', changed);
