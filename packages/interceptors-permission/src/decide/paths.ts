@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import type { ToolView } from '@dsh-tools/protocol';
-import { type ShellWord, syntheticWord } from '../shell/words';
+import { isProcessSubstitution, type ShellWord, syntheticWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { isFamily, valuesAt } from './policy';
@@ -137,7 +137,7 @@ export function shellOperand(
   subject: string,
   recursive = false,
 ): Part | undefined {
-  if (!hasPathRules(trail, access)) return undefined;
+  if (!hasPathRules(trail, access) || isProcessSubstitution(word)) return undefined;
   // `~-` is $OLDPWD: after a cd on this line, one of the directories the line may have been in
   // (before one, the host's, which is not known).
   if (!word.literal && /^~-(\/|$)/.test(word.value) && cwds.length > 1 && !cwds.includes(null)) {

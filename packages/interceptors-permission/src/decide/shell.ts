@@ -2,7 +2,7 @@ import { type ShellAnalysis, type ShellCommand, WRITE_OPS } from '../shell/analy
 import { denyNames, type Match, matchShell, suspiciousCharacter } from '../shell/match';
 import { readOnlyWithoutModel } from '../shell/models/index';
 import { fileOperands } from '../shell/operands';
-import type { ShellWord } from '../shell/words';
+import { isProcessSubstitution, type ShellWord } from '../shell/words';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { historyRead, judgePath, shellOperand } from './paths';
 import { analyzeCached, shellRuleApplies } from './policy';
@@ -90,6 +90,7 @@ const ELEVATING = new Set(['sudo', 'doas', 'chroot', 'su', 'runuser', 'pkexec'])
 function provenReadOnly(trail: DecisionTrail, analysis: ShellAnalysis): boolean {
   if (analysis.problems.length > 0) return false;
   const insideWork = (word: ShellWord, cwds: readonly (string | null)[]): boolean => {
+    if (isProcessSubstitution(word)) return true;
     if (!word.literal) return false;
     // A glob stays inside when the directory before its first pattern character does.
     const glob = word.glob ? /[*?[{]/.exec(word.value) : null;

@@ -209,3 +209,10 @@ export function evalWord(node: ShellNode, src: string): ShellWord {
   const glob = acc.glob || /\{[^}]*(,|\.\.)[^}]*\}/.test(acc.unquoted);
   return { value: acc.value, literal: acc.literal, glob, text: src.slice(node.start, node.end) };
 }
+
+/**
+ * A whole word that is a process substitution (`<(cmd)`, `>(cmd)`): bash passes `/dev/fd/N`, a
+ * pipe to or from a command that is judged on its own; never an option, never a file on disk.
+ */
+export const isProcessSubstitution = (w: ShellWord): boolean =>
+  !w.literal && /^[<>]\([\s\S]*\)$/.test(w.text);

@@ -113,3 +113,15 @@ export const unset: Model = (argv) => {
   }
   return fx;
 };
+
+/**
+ * ls lists names and reads no content, and none of its options writes or runs anything: a literal
+ * operand is still checked as a path (as for any program), a glob is only a list of names.
+ */
+export const ls: Model = (argv) => {
+  const fx = effectsOf('ls');
+  for (const w of argv.slice(1)) {
+    if (w.literal && !w.glob && !w.value.startsWith('-')) fx.reads.push(w);
+  }
+  return fx;
+};

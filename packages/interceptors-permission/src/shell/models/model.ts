@@ -1,4 +1,4 @@
-import { type ShellWord, syntheticWord } from '../words';
+import { isProcessSubstitution, type ShellWord, syntheticWord } from '../words';
 import { FOUND } from './found';
 
 /** A file an option writes beside the program's purpose (`sort -o`, `git diff --output`). */
@@ -148,7 +148,7 @@ export function readOptions(
       if (table.stopAtOperand) done = true;
       continue;
     }
-    if (w === FOUND) {
+    if (w === FOUND || isProcessSubstitution(w)) {
       operands.push(w);
       continue;
     }

@@ -25,6 +25,9 @@ const RULES = {
     'Bash(xargs:*)',
     'Bash(tar:*)',
     'Bash(wget:*)',
+    'Bash(ls:*)',
+    'Bash(diff:*)',
+    'Bash(git show:*)',
   ],
   deny: [
     'Bash(rm:*)',
@@ -61,6 +64,9 @@ describe('program models', () => {
     ["awk '{print $1}' README.md", 'allow'],
     ['npm test -- --watch=false', 'allow'],
     ['NODE_ENV=test npm test', 'allow'],
+    ['ls -d */', 'allow'],
+    ['diff <(git show HEAD:README.md) README.md', 'allow'],
+    ['sort <(grep x README.md)', 'allow'],
   ])('%s is understood: %s', async (line, expected) => {
     const decision = await decide(line);
     expect(decision.behavior, decision.reason).toBe(expected);
@@ -126,6 +132,7 @@ describe('program models', () => {
     ['sed -n p /proc/self/cwd/.env', 'Read(./.env)'],
     ['sed -n p /proc/self/root/proc/self/cwd/.env', 'Read(./.env)'],
     ['sed -n p ~+/.env', 'Read(./.env)'],
+    ['diff <(cat .env) README.md', 'Read(./.env)'],
     ['cd src && sed -n p ~-/.env', 'Read(./.env)'],
     ['git diff HEAD~1:secrets/key HEAD:README.md', 'Read(./secrets/**)'],
   ])('%s is denied by %s', async (line, rule) => {

@@ -1,4 +1,4 @@
-import { declare, echo, printf, test, unset } from './builtins';
+import { declare, echo, ls, printf, test, unset } from './builtins';
 import type { Model } from './model';
 import { awk, find, grep, jq, reader, rg, SORT_TABLE, sed } from './readers';
 import { copier, curl, dd, interpreter, packageManager, tar, tee, wget } from './runners';
@@ -26,6 +26,7 @@ export const MODELS: Readonly<Record<string, Model>> = {
   test,
   '[': test,
   echo,
+  ls,
   printf,
   node: interpreter(/^(-e|-p|--eval|--print|-[a-zA-Z]*[ep])$/),
   deno: interpreter(/^(eval)$/),
