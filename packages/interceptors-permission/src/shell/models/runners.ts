@@ -7,6 +7,7 @@ import {
   type OptionKind,
   type OptionTable,
   opts,
+  type ProgramEffects,
   readOptions,
   values,
 } from './model';
@@ -228,6 +229,25 @@ export const tar: Model = (argv) => {
   return fx;
 };
 
+/** `-o FILE` of a downloader: `-` is standard output. */
+const download: OptionKind = (v, f, option) => {
+  if (v.literal && v.value === '-') return;
+  f.sideWrites.push({ op: `${f.program} ${option}`, target: v });
+};
+
+/** A download saved under the URL's last path segment: a write of that name (unknown if not literal). */
+const writeNamed = (fx: ProgramEffects, op: string, url: ShellWord): void => {
+  const path = url.value.replace(/[?#].*$/, '').replace(/^[a-z]+:\/\/[^/]*/i, '');
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  fx.sideWrites.push({
+    op,
+    target:
+      url.literal && name !== '' && name !== '..'
+        ? syntheticWord(name, true)
+        : syntheticWord(url.text),
+  });
+};
+
 export const curl: Model = (argv) => {
   const fx = effectsOf('curl');
   fx.network = true;
@@ -238,7 +258,7 @@ export const curl: Model = (argv) => {
       f.reads.push(syntheticWord(v.value.slice(at + 1), v.literal));
     else if (!v.literal) f.reads.push(v);
   };
-  readOptions(
+  const urls = readOptions(
     argv,
     1,
     {
@@ -249,7 +269,7 @@ export const curl: Model = (argv) => {
         ...values(
           '--request --header --user-agent --max-time --connect-timeout --retry --user --referer --write-out --url --proxy --resolve --range --max-redirs',
         ),
-        '--output': 'write',
+        '--output': download,
         '--dump-header': 'write',
         '--cookie-jar': 'write',
         '--trace': 'write',
@@ -272,7 +292,7 @@ export const curl: Model = (argv) => {
       short: {
         ...flags('s S f L i I v k O G g J #'),
         ...values('X H A m u e w x r'),
-        o: 'write',
+        o: download,
         D: 'write',
         c: 'write',
         T: 'read',
@@ -285,6 +305,13 @@ export const curl: Model = (argv) => {
     },
     fx,
   );
+  // -O / --remote-name writes the URL's last path segment in the working directory.
+  if (
+    argv.some(
+      (w) => w.literal && (/^-[a-zA-Z#]*O/.test(w.value) || w.value.startsWith('--remote-name')),
+    )
+  )
+    for (const url of urls) writeNamed(fx, 'curl -O', url);
   return fx;
 };
 
@@ -292,7 +319,7 @@ export const wget: Model = (argv) => {
   const fx = effectsOf('wget');
   fx.network = true;
   fx.readOnly = false;
-  readOptions(
+  const urls = readOptions(
     argv,
     1,
     {
@@ -301,7 +328,7 @@ export const wget: Model = (argv) => {
           '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
         ),
         ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
-        '--output-document': 'write',
+        '--output-document': download,
         '--output-file': 'write',
         '--append-output': 'write',
         '--directory-prefix': 'write',
@@ -316,7 +343,7 @@ export const wget: Model = (argv) => {
       short: {
         ...flags('q v c N S r m p k b x E K H L np'),
         ...values('t T U l w A R D'),
-        O: 'write',
+        O: download,
         o: 'write',
         a: 'write',
         P: 'write',
@@ -326,5 +353,8 @@ export const wget: Model = (argv) => {
     },
     fx,
   );
+  // Without -O (or --spider), wget saves each URL under its last path segment.
+  if (!argv.some((w) => w.literal && /^(-[a-zA-Z]*O|--output-document|--spider)/.test(w.value)))
+    for (const url of urls) writeNamed(fx, 'wget', url);
   return fx;
 };
