@@ -217,8 +217,6 @@ export const KNOWN_PLAN_REFUSALS: readonly string[] = [
   'rg TODO',
   'grep -rn TODO .',
   'rg -n export --type ts',
-  'ls -d */',
-  'diff <(git show HEAD~1:src/x.ts) src/x.ts',
 ];
 
 /**
@@ -229,6 +227,4 @@ export const KNOWN_FRICTION: readonly string[] = [
   'rg TODO',
   'grep -rn TODO .',
   'rg -n export --type ts',
-  'ls -d */',
-  'diff <(git show HEAD~1:src/x.ts) src/x.ts',
 ];

@@ -9,6 +9,7 @@ import { OPERANDS } from './corpus-operands';
 import { OPTIONS } from './corpus-options';
 import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
+import { ROUND_THREE } from './corpus-round-three';
 import { spellings } from './corpus-spellings';
 import type { AttackEntry } from './entry';
 
@@ -26,6 +27,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...GLOBAL_OPTIONS,
   ...DIRECTORY_READERS,
   ...HELD_OUT,
+  ...ROUND_THREE,
   ...PINS,
   ...PLAN_REFUSE,
 ];
@@ -39,8 +41,7 @@ export const NOT_FIXED = 'issue 20: not fixed yet';
  * so this list only shrinks.
  */
 export const KNOWN_BYPASSES: Readonly<Record<string, typeof NOT_FIXED>> = {
-  'c2-raw-blob': NOT_FIXED,
-  'c5-proc-root-cwd': NOT_FIXED,
+  'c7-alias-chain': NOT_FIXED,
 };
 
 /** Read-only commands that plan mode refuses today although it should run them. */
