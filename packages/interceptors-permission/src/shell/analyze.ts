@@ -99,7 +99,14 @@ const arithmetic = (node: ShellNode, src: string): boolean =>
   node.type === 'c_style_for_statement' ||
   node.type === 'subscript' ||
   (node.type === 'compound_statement' && node.children[0]?.type === '((') ||
-  (node.type === 'test_command' && ARITHMETIC_TEST.test(src.slice(node.start, node.end)));
+  // `[[ a -eq b ]]` evaluates its operands as arithmetic; `[ ]` and `test` compare integers only.
+  (node.type === 'test_command' &&
+    node.children[0]?.type === '[[' &&
+    ARITHMETIC_TEST.test(src.slice(node.start, node.end)));
+
+/** `$#`, `$?`, `$$`, `$!`, `${#x}`: always numbers, so evaluating them runs nothing. */
+const numericParameter = (node: ShellNode, src: string): boolean =>
+  /^(\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})$/.test(src.slice(node.start, node.end));
 
 function walk(
   node: ShellNode,
@@ -112,7 +119,10 @@ function walk(
   const arith = inArithmetic || arithmetic(node, src);
   if (
     arith &&
-    (node.type === 'variable_name' || node.type === 'simple_expansion' || node.type === 'expansion')
+    (node.type === 'variable_name' ||
+      node.type === 'simple_expansion' ||
+      node.type === 'expansion') &&
+    !numericParameter(node, src)
   ) {
     // `x='a[$(rm -rf /)]'; (( x ))` runs rm: arithmetic evaluates a variable's value as an expression.
     problem(
@@ -181,7 +191,9 @@ function walk(
       break;
     }
   }
-  for (const child of node.children) walk(child, src, via, depth, state, arith);
+  // Inside `${#x}` the name is only measured, never evaluated.
+  const measured = node.type === 'expansion' && numericParameter(node, src);
+  for (const child of node.children) walk(child, src, via, depth, state, arith && !measured);
 }
 
 const problem = (state: State, text: string): void => {

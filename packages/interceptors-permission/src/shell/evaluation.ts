@@ -90,6 +90,10 @@ export function testProblem(node: ShellNode, src: string): string | undefined {
     if (
       n.type === 'test_operator' ||
       n.children.length === 0 ||
+      n.type === 'simple_expansion' ||
+      n.type === 'expansion' ||
+      n.type === 'command_substitution' ||
+      n.type === 'arithmetic_expansion' ||
       n.type === 'string' ||
       n.type === 'raw_string' ||
       n.type === 'concatenation'
@@ -102,7 +106,7 @@ export function testProblem(node: ShellNode, src: string): string | undefined {
   };
   leaves(node);
   const fx = effectsOf('[[');
-  judgeTestWords(words, fx);
+  judgeTestWords(words, fx, node.children[0]?.type === '[[');
   return fx.unknown;
 }
 

@@ -59,18 +59,29 @@ export const declare: Model = (argv) => {
   return fx;
 };
 
+/** Parameters whose value is always a number (`$#`, `$?`, `${#x}`): comparing them runs nothing. */
+const NUMERIC_PARAMETER = /^"?(\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})"?$/;
 const ARITHMETIC = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 /** test / `[`: `-v name[subscript]` and arithmetic comparisons of names evaluate code. */
-export function judgeTestWords(words: readonly ShellWord[], fx: ProgramEffects): void {
+export function judgeTestWords(
+  words: readonly ShellWord[],
+  fx: ProgramEffects,
+  arithmetic: boolean,
+): void {
   words.forEach((w, i) => {
     if (w.literal && (w.value === '-v' || w.value === '-R')) {
       const name = words[i + 1];
       if (name?.value.includes('[') && !/\[[0-9@*]+\]$/.test(name.value))
         notUnderstood(fx, `${w.value} ${name.text} evaluates a subscript, which may run commands`);
     }
-    if (w.literal && ARITHMETIC.has(w.value)) {
+    // `[[ a -eq b ]]` evaluates both sides as arithmetic; `test` and `[` only compare integers.
+    if (arithmetic && w.literal && ARITHMETIC.has(w.value)) {
       for (const side of [words[i - 1], words[i + 1]]) {
-        if (side && !(side.literal && /^\s*-?[0-9]+\s*$/.test(side.value)))
+        if (
+          side &&
+          !(side.literal && /^\s*-?[0-9]+\s*$/.test(side.value)) &&
+          !NUMERIC_PARAMETER.test(side.value)
+        )
           notUnderstood(
             fx,
             `${w.value} evaluates ${side.text} as arithmetic, which may run commands`,
@@ -82,7 +93,7 @@ export function judgeTestWords(words: readonly ShellWord[], fx: ProgramEffects):
 
 export const test: Model = (argv) => {
   const fx = effectsOf(argv[0]?.value ?? 'test');
-  judgeTestWords(argv.slice(1), fx);
+  judgeTestWords(argv.slice(1), fx, false);
   return fx;
 };
 

@@ -70,11 +70,12 @@ const RG_TABLE: OptionTable = {
       '--ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --count --count-matches --files-with-matches --files-without-match --line-number --no-line-number --no-filename --with-filename --only-matching --quiet --fixed-strings --invert-match --hidden --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-parent --no-ignore-global --no-ignore-exclude --no-ignore-files --follow --files --json --vimgrep --heading --no-heading --column --no-column --trim --multiline --multiline-dotall --pcre2 --no-messages --null --null-data --text --binary --search-zip --stats --type-list --byte-offset --crlf --unrestricted --sort-files --no-config --one-file-system --passthru --pretty --debug --trace --line-buffered --block-buffered --no-unicode --glob-case-insensitive --include-zero --max-columns-preview --mmap --no-mmap --no-require-git --auto-hybrid-regex --no-pcre2-unicode --no-encoding --with-filename',
     ),
     ...values(
-      '--regexp --glob --iglob --type --type-not --type-add --type-clear --max-count --after-context --before-context --context --replace --encoding --max-columns --threads --sort --sortr --color --colors --max-depth --max-filesize --path-separator --engine --field-match-separator --field-context-separator --context-separator --dfa-size-limit --regex-size-limit --hostname-bin',
+      '--regexp --glob --iglob --type --type-not --type-add --type-clear --max-count --after-context --before-context --context --replace --encoding --max-columns --threads --sort --sortr --color --colors --max-depth --max-filesize --path-separator --engine --field-match-separator --field-context-separator --context-separator --dfa-size-limit --regex-size-limit',
     ),
     '--file': 'read',
     '--ignore-file': 'read',
     '--pre': 'run',
+    '--hostname-bin': 'run',
     '--pre-glob': 'value',
   },
   short: {
@@ -110,7 +111,7 @@ export const sed: Model = (argv) => {
     fromFile = true;
     f.reads.push(v);
   };
-  const edit: OptionKind = () => {
+  const _edit: OptionKind = () => {
     inPlace = true;
   };
   const operands = readOptions(
@@ -124,14 +125,18 @@ export const sed: Model = (argv) => {
         '--expression': script,
         '--file': file,
         '--line-length': 'value',
-        '--in-place': (v, f, o) => edit(v, f, o),
+        '--in-place': 'opt',
       },
       short: { ...flags('n E r s u z'), e: script, f: file, l: 'value', i: 'opt' },
     },
     fx,
   );
   // `-i` takes its suffix attached only; `--in-place` with or without `=SUFFIX`.
-  if (argv.some((w) => w.literal && (/^-[a-zA-Z]*i/.test(w.value) || w.value === '--in-place')))
+  if (
+    argv.some(
+      (w) => w.literal && (/^-[a-zA-Z]*i/.test(w.value) || /^--in-place(=|$)/.test(w.value)),
+    )
+  )
     inPlace = true;
   const sandbox = argv.some((w) => w.literal && w.value === '--sandbox');
   const given = scripts.length > 0 || fromFile;
