@@ -146,7 +146,6 @@ describe('what bash reads before it parses', () => {
     expect(unknown.join(' | ')).toContain(what);
   });
 
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
   it.each([
     '[ y -eq 0 ]',
     '[ "$y" -lt 1 ]',
@@ -155,14 +154,18 @@ describe('what bash reads before it parses', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     '[[ ${#a} -gt 1 ]]',
     '(( $? == 0 ))',
-  ])('%s evaluates nothing (test and [ compare integers; $# and ${#x} are numbers)', (line) => {
-    const a = analyzeShell(line, '/p', '/h');
-    expect(a.problems).toEqual([]);
-    expect(
-      a.commands.every((c) => c.unknown === undefined && c.effects?.unknown === undefined),
-    ).toBe(true);
-  });
+  ])(
+    '%s evaluates nothing (test and [ compare integers; $# and the length of x are numbers)',
+    (line) => {
+      const a = analyzeShell(line, '/p', '/h');
+      expect(a.problems).toEqual([]);
+      expect(
+        a.commands.every((c) => c.unknown === undefined && c.effects?.unknown === undefined),
+      ).toBe(true);
+    },
+  );
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
   it('backticks inside ${x:-…} are commands', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     const a = analyzeShell('echo ${x:-`rm -rf y`}', '/p', '/h');
