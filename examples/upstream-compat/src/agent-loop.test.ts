@@ -101,7 +101,9 @@ describe('the agent loop on both tools services', () => {
     expect(approvals(ours)).toEqual([]);
     // 3. The refusal's wording.
     expect(resultText(upstream, 'c2', upstream.child).text).toBe('Error: unknown tool "write"');
-    expect(resultText(ours, 'c2', ours.child).text).toMatch(/^Error: Unknown tool "write"/);
+    expect(resultText(ours, 'c2', ours.child).text).toBe(
+      'Error: Unknown tool "write": no tool of that name is available to this agent (its tools: read). Call one of the tools you were given.',
+    );
 
     // 4. A policy's denial is final on ours: tools/post-execute listeners do not see it (the
     //    harness runs them on it). The refused child call of 2. meets no listener either.

@@ -62,6 +62,10 @@ describe('agent scopes', () => {
     ctxA.tools.register(tool('secret', ran));
     const denied = await run(root, 'secret', b);
     expect(denied.error?.code).toBe('UNKNOWN_TOOL');
+    // The refusal names what B may call, and nothing of A's.
+    expect(denied.error?.message).toBe(
+      'Unknown tool "secret": no tool of that name is available to this agent (it has none). Call one of the tools you were given.',
+    );
     expect((await run(root, 'secret')).error?.code).toBe('UNKNOWN_TOOL');
     expect(ran).toEqual([]);
     expect((await run(root, 'secret', a)).isError).toBe(false);

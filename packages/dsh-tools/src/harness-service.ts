@@ -4,7 +4,12 @@
  * restriction checks, and the presentation modes. Plain functions over the adapter, so that the
  * service class stays a list of thin methods.
  */
-import type { ToolExecution, ToolExecutionResult, ToolSchema } from '@dsh-tools/protocol';
+import {
+  errorResult,
+  type ToolExecution,
+  type ToolExecutionResult,
+  type ToolSchema,
+} from '@dsh-tools/protocol';
 import {
   createHarnessCall,
   HARNESS_CALL,
@@ -47,6 +52,9 @@ export function runCall(
   }
   const scoped = layers.scoped() && typeof name === 'string';
   const visible = scoped ? layers.resolve(name as string, agent) : undefined;
+  if (scoped && visible === undefined && typeof exec.callId === 'string') {
+    return Promise.resolve(refuseUnseen(adapter, exec, name as string, agent, call));
+  }
   const registry = !scoped ? layers.global : (visible?.registry ?? layers.nowhere());
   // The harness state costs the registry its extension path: a call gets it only when something
   // can use it (the loop's calls carry theirs already), or when it names an agent object (the
@@ -67,6 +75,42 @@ export function runCall(
     if (typeof callId === 'string' && running.get(callId) === own) running.delete(callId);
     return shapeResult(result, own, own.full);
   });
+}
+
+/**
+ * `UNKNOWN_TOOL` for a tool its agent cannot see (registered for another agent, restricted away,
+ * or nowhere), naming the tools it can: the model is told what it may call instead, and what
+ * another agent holds stays unsaid. Observers are told as for any result.
+ */
+function refuseUnseen(
+  adapter: ListenerAdapter,
+  exec: ToolExecution,
+  name: string,
+  agent: unknown,
+  call: HarnessCall | undefined,
+): HarnessShapedResult {
+  const names = [...adapter.layers.visible(agent).keys()];
+  const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
+  const result = errorResult(
+    exec.callId,
+    'UNKNOWN_TOOL',
+    `Unknown tool "${name}": no tool of that name is available to this agent (${names.length === 0 ? 'it has none' : `its tools: ${shown}`}). Call one of the tools you were given.`,
+  );
+  Object.freeze(result.content);
+  Object.freeze(result.error);
+  Object.freeze(result);
+  const seen = Object.freeze(
+    call === undefined
+      ? {
+          callId: exec.callId,
+          name,
+          arguments: exec.arguments,
+          ...(agent !== undefined && { agent }),
+        }
+      : { callId: exec.callId, name, arguments: exec.arguments, agent, [HARNESS_CALL]: call },
+  ) as ToolExecution;
+  adapter.layers.emitResult(result, seen);
+  return call === undefined ? shapeBare(result) : shapeResult(result, call, call.full);
 }
 
 /** A result without harness state: a harness wrapper's failure still shows its code. */

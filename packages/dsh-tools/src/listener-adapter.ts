@@ -162,6 +162,7 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
   const layers = createScopeLayers(
     () => createToolRegistry({ ...config, onError: report }),
     () => changed(NO_CHANGE),
+    (error, exec) => report(error, { kind: 'observer', tool: exec.name, callId: exec.callId }),
   );
   const registry = layers.global;
   const listeners = listenerTable(ctx);

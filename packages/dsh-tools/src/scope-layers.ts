@@ -70,12 +70,18 @@ export interface ScopeLayers {
   resolve(name: string, agent: unknown): VisibleTool | undefined;
   /** The names a scope inherits, which a restriction may name. */
   inherited(scope: object): ReadonlySet<string>;
+  /**
+   * Tells every `result` observer of a result no registry produced (a call refused before any
+   * layer could run it), as a registry tells its own; an observer that throws is reported.
+   */
+  emitResult(result: ToolExecutionResult, exec: ToolExecution): void;
 }
 
 /** Builds the layers; `make` creates one standalone registry with the service's options. */
 export function createScopeLayers(
   make: () => StandaloneToolRegistry,
   onChange: () => void,
+  onObserverError: (error: unknown, exec: ToolExecution) => void = () => undefined,
 ): ScopeLayers {
   const global = make();
   const layers = new Map<object, StandaloneToolRegistry>();
@@ -208,6 +214,16 @@ export function createScopeLayers(
       }
       const definition = global.get(name);
       return definition === undefined ? undefined : { definition, registry: global };
+    },
+    emitResult(result, exec) {
+      for (const part of shared) {
+        if (part.kind !== 'on' || part.event !== 'result') continue;
+        try {
+          (part.listener as (r: ToolExecutionResult, e: ToolExecution) => void)(result, exec);
+        } catch (error) {
+          onObserverError(error, exec);
+        }
+      }
     },
     inherited(scope) {
       const names = new Set(global.schemas().map((s) => s.name));
