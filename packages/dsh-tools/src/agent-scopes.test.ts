@@ -138,6 +138,26 @@ describe('agent scopes', () => {
     const lift = ctxA.tools.restrict({ allow: ['read'] });
     expect(changes).toHaveLength(1);
     expect(root.tools.schemas(a).map((s: Any) => s.name)).toEqual(['read', 'report']);
+    // The prompt lists what A sees; a toolOrder may still name what was restricted away (the
+    // harness's knownNames), and an unknown name still fails assembly.
+    const ordered = new Context() as Any;
+    await ordered.plugin(SystemPrompt, { toolOrder: ['write', 'report', '<unlisted-tools>'] });
+    await ordered.plugin(ToolRegistry, {});
+    let host!: Context;
+    await ordered.plugin({
+      name: 'agents',
+      inject: ['tools'],
+      apply: (ctx: Context) => {
+        host = ctx;
+      },
+    });
+    const scoped = createScope(host, a).ctx as Any;
+    ordered.tools.register(tool('read'));
+    ordered.tools.register(tool('write'));
+    scoped.tools.register(tool('report'));
+    scoped.tools.restrict({ allow: ['read'] });
+    const assembled = await ordered.systemPrompt.assemble({ scope: a });
+    expect(assembled.tools.map((s: Any) => s.name)).toEqual(['report', 'read']);
     expect((await run(root, 'write', a)).error?.code).toBe('UNKNOWN_TOOL');
     expect(root.tools.executionMode({ name: 'write', agent: a, arguments: {} })).toEqual({
       kind: 'exclusive',

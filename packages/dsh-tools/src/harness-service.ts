@@ -170,6 +170,16 @@ export function schemasFor(adapter: ListenerAdapter, scope: unknown): readonly T
   }));
 }
 
+/**
+ * The names an agent's prompt may order or name in its config: every tool it sees or has had
+ * restricted away (the harness's `knownNames`); `undefined` where that is just what it sees.
+ */
+export function knownNamesFor(adapter: ListenerAdapter, scope: unknown): string[] | undefined {
+  const { layers } = adapter;
+  if (typeof scope !== 'object' || scope === null || !layers.scoped()) return undefined;
+  return [...new Set([...layers.inherited(scope), ...layers.visible(scope).keys()])];
+}
+
 /** The harness's `executionMode(exec)`: parallel only for a visible tool that says it is safe. */
 export function modeOf(adapter: ListenerAdapter, exec: unknown): ToolExecutionMode {
   const call = isRecord(exec) ? exec : {};

@@ -35,6 +35,7 @@ import {
 import { scopeKeyOf } from './harness-scope';
 import {
   checkRestriction,
+  knownNamesFor,
   modeOf,
   runCall,
   runTurn,
@@ -147,7 +148,11 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
         const scope = isRecord(context) ? context.scope : undefined;
         const shown = (isRecord(scope) && modes.get(scope)) || mode;
         if (shown !== 'native') throw unsupportedMode(shown, inner.get('codeRuntime'));
-        return { schemas: schemasFor(adapter, scope) };
+        const knownNames = knownNamesFor(adapter, scope);
+        return {
+          schemas: schemasFor(adapter, scope),
+          ...(knownNames !== undefined && { knownNames }),
+        };
       });
     });
   }

@@ -31,5 +31,10 @@ export interface ToolRegistryConfig extends Omit<ToolRegistryOptions, 'onError'>
 
 /** The part of `ctx.systemPrompt` the service uses; typed here so cordis apps without it compile. */
 export interface SystemPromptLike {
-  tools(provider: (context?: unknown) => { readonly schemas: readonly ToolSchema[] }): () => void;
+  tools(
+    provider: (context?: unknown) => {
+      readonly schemas: readonly ToolSchema[];
+      readonly knownNames?: readonly string[];
+    },
+  ): () => void;
 }
