@@ -329,17 +329,27 @@ function canonicalOf(
   const sub = argv[at];
   const rest = argv.slice(at + 1);
   if (sub === undefined) return [git];
-  const alias = aliases?.[sub.value];
-  if (alias !== undefined) {
-    const words = alias
+  // Aliases may name aliases (`-c alias.q=push -c alias.p=q p`): followed a few steps, as git does.
+  let words: ShellWord[] = [sub, ...rest];
+  for (let step = 0; step < 8; step++) {
+    const head = words[0] as ShellWord;
+    const alias = aliases && Object.hasOwn(aliases, head.value) ? aliases[head.value] : undefined;
+    if (alias === undefined) break;
+    const expanded = alias
       .replace(/^!/, '')
       .trim()
       .split(/\s+/)
       .map((w) => syntheticWord(w, true));
-    return alias.startsWith('!') ? [...words, ...rest] : [git, ...words, ...rest];
+    if (alias.startsWith('!')) return [...expanded, ...words.slice(1)];
+    words = [...expanded, ...words.slice(1)];
+    // An alias may start with global options of its own (`-c k=v push`).
+    const at = subcommandAt([git, ...words]) - 1;
+    if (at >= words.length) return [git, ...words];
+    words = words.slice(at);
   }
-  const porcelain = PLUMBING[sub.value];
-  return [git, porcelain ? syntheticWord(porcelain, true) : sub, ...rest];
+  const [first, ...tail] = words as [ShellWord, ...ShellWord[]];
+  const porcelain = PLUMBING[first.value];
+  return [git, porcelain ? syntheticWord(porcelain, true) : first, ...tail];
 }
 
 /** Index of the subcommand after git's global options, or `argv.length`. */

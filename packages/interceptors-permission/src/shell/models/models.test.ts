@@ -111,6 +111,8 @@ describe('program models', () => {
     ['git -C . push origin main', 'Bash(git push:*)'],
     ['git --no-pager push', 'Bash(git push:*)'],
     ['git -c alias.p=push p', 'Bash(git push:*)'],
+    ['git -c alias.q=push -c alias.p=q p', 'Bash(git push:*)'],
+    ["git -c alias.p='-c x=y push' p", 'Bash(git push:*)'],
     ["git -c alias.p='!git push' p", 'Bash(git push:*)'],
     ["git -c alias.x='!rm -rf /' x", 'Bash(rm:*)'],
     ['git send-pack origin main', 'Bash(git push:*)'],
