@@ -12,13 +12,17 @@ import { join } from 'node:path';
 import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
+import LocalBashExecutor from '@deepseek-ai/dsh-bash-local';
 import LocalFileSystem from '@deepseek-ai/dsh-fs-local';
 import GoalService from '@deepseek-ai/dsh-goal';
 import InvariantRegistry from '@deepseek-ai/dsh-invariants';
 import { createUserMessage, LlmAdapter, LlmRuntime } from '@deepseek-ai/dsh-llm';
 import * as RepeatToolReminder from '@deepseek-ai/dsh-repeat-tool-reminder';
 import { SessionId, SessionStore } from '@deepseek-ai/dsh-session';
+import * as ShellEnv from '@deepseek-ai/dsh-shell-env';
+import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
+import * as ToolBash from '@deepseek-ai/dsh-tool-bash';
 import * as ToolCallTimeoutPolicy from '@deepseek-ai/dsh-tool-call-timeout-policy';
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs';
 import * as ToolGoal from '@deepseek-ai/dsh-tool-goal';
@@ -219,6 +223,11 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
     await app.plugin(GoalService as Any, {});
     await app.plugin(AgentLoop, { agents: [] });
     await app.plugin(ToolFs as Any, {});
+    // The real shell tool, over the harness's local shell stack; the policy denies every call.
+    await app.plugin(LocalSubprocessRuntime as Any, {});
+    await app.plugin(LocalBashExecutor as Any, {});
+    await app.plugin(ShellEnv as Any, { dshHome: dir });
+    await app.plugin(ToolBash as Any, { enableRunInBackground: false });
     await app.plugin(ToolGoal as Any, {});
     await app.plugin(RepeatToolReminder as Any, { thresholds: [2] });
     await app.plugin(ToolCallTimeoutPolicy as Any, {});
@@ -239,19 +248,6 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
           asked.push(`${request.toolName}:${request.callId}`);
           return 'allowed-once';
         });
-        // A bash tool that must never run: the policy denies it first.
-        inner.tools.register(
-          defineTool({
-            name: 'bash',
-            description: 'Run a shell command.',
-            parameters: {
-              command: { type: 'string', required: true },
-              description: { type: 'string', required: true },
-            },
-            output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-            execute: async () => 'ran',
-          }),
-        );
         // A tool that runs until its call is cancelled (the test cancels the turn once it runs).
         inner.tools.register(
           defineTool({
