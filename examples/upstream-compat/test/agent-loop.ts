@@ -22,13 +22,16 @@ import { SessionId, SessionStore } from '@deepseek-ai/dsh-session';
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env';
 import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
+import * as ToolAskUser from '@deepseek-ai/dsh-tool-ask-user';
 import * as ToolBash from '@deepseek-ai/dsh-tool-bash';
 import * as ToolCallTimeoutPolicy from '@deepseek-ai/dsh-tool-call-timeout-policy';
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs';
 import * as ToolGoal from '@deepseek-ai/dsh-tool-goal';
+import * as ToolTodo from '@deepseek-ai/dsh-tool-todo';
 import { defineTool, TOOL_RUNTIME_SCHEDULER, ToolRuntime } from '@deepseek-ai/dsh-tools';
 import * as ToolsInvariant from '@deepseek-ai/dsh-tools/invariant';
 import ApprovalService from '@deepseek-ai/dsh-user-approval';
+import UserQuestionService from '@deepseek-ai/dsh-user-questions';
 import { ToolRegistry } from 'dsh-tools/cordis';
 import type { HostName } from './hosts';
 
@@ -212,7 +215,8 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
     const report = (error: unknown) => {
       if ((error as { code?: unknown })?.code === 'INVARIANT') violations.push(String(error));
     };
-    (app as Any).logger = () => ({ warn: report, error: report, info() {}, debug() {} });
+    const log = { warn: report, error: report, info() {}, debug() {}, success() {} };
+    (app as Any).logger = Object.assign(() => log, log);
     if (name === 'upstream') await app.plugin(ToolRuntime, {});
     else {
       await app.plugin(ToolRegistry, { schedulerKey: TOOL_RUNTIME_SCHEDULER, onError: report });
@@ -228,6 +232,10 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
     await app.plugin(LocalBashExecutor as Any, {});
     await app.plugin(ShellEnv as Any, { dshHome: dir });
     await app.plugin(ToolBash as Any, { enableRunInBackground: false });
+    // Registered for the schemas the model is offered (compared byte for byte); not called.
+    await app.plugin(UserQuestionService as Any, {});
+    await app.plugin(ToolAskUser as Any, {});
+    await app.plugin(ToolTodo as Any, { allowParallelInProgress: false });
     await app.plugin(ToolGoal as Any, {});
     await app.plugin(RepeatToolReminder as Any, { thresholds: [2] });
     await app.plugin(ToolCallTimeoutPolicy as Any, {});
