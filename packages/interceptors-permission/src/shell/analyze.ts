@@ -166,6 +166,16 @@ function walk(
     case 'variable_assignment':
       assignment(node, src, via, state);
       break;
+    case 'for_statement':
+    case 'select_statement': {
+      // `for PATH in …` assigns PATH each turn, and PATH is exported: the loop variable is an
+      // assignment like any other.
+      const variable = node.children.find((c) => c.field === 'variable');
+      const name = variable ? src.slice(variable.start, variable.end) : '';
+      if (variable && !envAllowed(name, false))
+        problem(state, `the loop sets ${name}, which may change what later commands run or load`);
+      break;
+    }
     case 'array':
       // `b=([expr]=v)`: in an indexed array the index is arithmetic, evaluated as code.
       for (const item of node.children) {

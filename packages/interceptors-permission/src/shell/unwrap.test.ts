@@ -137,6 +137,7 @@ describe('what bash reads before it parses', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     ['echo ${x:y}', 'offset'],
     ['y=1; b=([y]=1)', 'index'],
+    ['for PATH in /x; do git status; done', 'loop sets PATH'],
   ])('%s is code (%s)', (line, what) => {
     const a = analyzeShell(line, '/p', '/h');
     const unknown = [
