@@ -43,7 +43,21 @@ describe('the agent loop on both tools services', () => {
       (r) => (r as { message: { source: { callId: string } } }).message.source.callId,
     );
     expect(calls.map((c) => (c as { callId: string }).callId)).toEqual(results);
-    expect(results).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'p10', 'p11']);
+    expect(results).toEqual([
+      'p1',
+      'p2',
+      'p3',
+      'p4',
+      'p5',
+      'p6',
+      'p7',
+      'p8',
+      'p9',
+      'p10',
+      'p11',
+      'p12',
+    ]);
+    expect(ours.events.some((e) => e.type === 'todo/write')).toBe(true);
     expect(ours.events.at(-1)).toEqual({
       type: 'turn/end',
       data: { turn: 1, reason: { kind: 'completed' } },

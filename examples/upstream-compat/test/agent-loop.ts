@@ -150,6 +150,11 @@ export const PARENT: ScriptStep[] = [
       { id: 'p9', name: 'get_goal', args: {} },
       { id: 'p10', name: 'get_goal', args: {} },
       { id: 'p11', name: 'note', args: { text: 'remember the goal' } },
+      {
+        id: 'p12',
+        name: 'todo_write',
+        args: { todos: [{ content: 'tidy', status: 'in_progress' }] },
+      },
     ],
   },
   { text: 'All done.' },
