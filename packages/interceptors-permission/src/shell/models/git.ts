@@ -405,7 +405,8 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
     if ((wide || paths.length < rest.length) && paths.length === 0)
       fx.reads.push(syntheticWord('.', true));
   } else if (table === DIFF) contentReads(sub, argv.slice(at + 1), operands, fx);
-  else if (sub === 'blame') fx.reads.push(...operands.filter((w) => !looksLikeRevision(w)));
+  // Every operand may be the file blamed (a revision named like a file is checked harmlessly).
+  else if (sub === 'blame') fx.reads.push(...operands);
   else if (
     sub === 'branch' &&
     operands.length > 0 &&
