@@ -118,3 +118,45 @@ describe('class 9 pins', () => {
     expect((await policy.explain(bash('touch x'))).behavior).toBe('ask');
   });
 });
+
+describe('plan mode runs shell commands proven read-only', () => {
+  it.each([
+    'git status',
+    'git log --oneline -3',
+    'ls -la',
+    'cat README.md',
+    'grep -n x README.md src/a.ts',
+    'wc -l src/*.ts',
+    'sed -n 1p README.md | sort -u',
+    'node --version',
+  ])('%s runs', async (line) => {
+    const policy = permissionInterceptor({ cwd: root, home, mode: 'plan' });
+    await policy.ready;
+    const decision = await policy.explain(bash(line));
+    expect(decision.behavior, decision.reason).toBe('allow');
+  });
+
+  it.each([
+    'echo x > notes.txt',
+    'sort -o notes.txt README.md',
+    'git branch topic',
+    'git diff --output=notes.txt',
+    'touch x',
+    'cat /etc/hostname',
+    'sudo cat README.md',
+    'find . -exec cat {} +',
+    'cat < /dev/tcp/127.0.0.1/9',
+    'npm test',
+    'sed -n 1p README.md -i',
+  ])('%s is refused', async (line) => {
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      mode: 'plan',
+      rules: { allow: ['Bash'] },
+    });
+    await policy.ready;
+    const decision = await policy.explain(bash(line));
+    expect(decision.behavior, decision.reason).toBe('deny');
+  });
+});

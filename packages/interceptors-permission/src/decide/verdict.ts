@@ -115,10 +115,15 @@ export function finish(trail: DecisionTrail, parts: Part[], shell: boolean): Per
   }
   const outside = unmatched.some((p) => (p as Part & { outside?: boolean }).outside);
   if (readOnly && !outside) {
-    trail.entries.push({ kind: 'mode', mode, note: `${exec.name} is read-only` });
+    const what = shell
+      ? "the command is proven read-only by its programs' models"
+      : `${exec.name} is read-only`;
+    trail.entries.push({ kind: 'mode', mode, note: what });
     return make(
       'allow',
-      `${exec.name} is read-only and mode "${mode}" runs read-only tools`,
+      shell
+        ? `${what} and mode "${mode}" runs read-only commands`
+        : `${exec.name} is read-only and mode "${mode}" runs read-only tools`,
       modeBy,
     );
   }
