@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bash, call, makeProject } from '../../test/helpers';
@@ -28,6 +28,27 @@ describe('path decisions', () => {
       join(root, '.env'),
     );
     expect(resolveLikeKernel('/dev/fd/0', root, home).real).toBe('/dev/fd/0');
+    for (const alias of [
+      '/proc/self/../self/cwd/.env',
+      '//proc/self/cwd/.env',
+      '/proc/./thread-self/cwd/src/../.env',
+      '/proc/self/root/proc/self/cwd/.env',
+      `/proc/self/root${root}/.env`,
+    ]) {
+      expect(resolveLikeKernel(alias, root, home).real, alias).toBe(join(root, '.env'));
+    }
+  });
+
+  it('a symlink to /proc/self/cwd leads to the command directory, not this process', async () => {
+    const { root, home } = makeProject();
+    // The test process runs elsewhere (the package directory), as a host would.
+    expect(process.cwd()).not.toBe(root);
+    symlinkSync('/proc/self/cwd', join(root, 'here'));
+    expect(resolveLikeKernel('here/.env', root, home).real).toBe(join(root, '.env'));
+    const policy = permissionInterceptor({ cwd: root, home, rules: RULES });
+    await policy.ready;
+    expect((await policy.explain(bash('cat here/.env'))).behavior).toBe('deny');
+    expect((await policy.explain(bash('cat here/README.md'))).behavior).toBe('allow');
   });
 
   it('a directory given to a reading tool asks when it holds a protected path; one that does not is allowed', async () => {

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, posix, resolve, sep } from 'node:path';
 import type Picomatch from 'picomatch';
@@ -40,24 +40,26 @@ const realOrNull = (path: string): string | null => {
  * exist, resolving the deepest existing ancestor and re-appending the rest.
  */
 export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
-  const given = expandHome(path, home);
-  // Only a path that reaches /proc (absolute, or through a cwd under it) can be an alias; others
-  // keep their relative walk from the cached real cwd.
-  const reachesProc =
-    given.startsWith('/proc/') || (!isAbsolute(given) && cwd.startsWith('/proc/'));
-  const expanded = reachesProc
-    ? unaliasProc(isAbsolute(given) ? given : `${cwd}/${given}`, cwd)
-    : given;
+  const expanded = expandHome(path, home);
   const lexical = resolve(cwd, expanded);
   const absolute = isAbsolute(expanded);
   // No file name holds a NUL byte; the kernel refuses such a path, so there is nothing to follow.
-  if (expanded.includes('\u0000') || isDescriptorPath(expanded)) return { lexical, real: lexical };
+  if (expanded.includes('\u0000') || isDescriptorPath(lexical)) return { lexical, real: lexical };
+  const full = absolute ? expanded : `${cwd}/${expanded}`;
+  // /proc/self/cwd and friends are the command's, not this process's: walked by hand.
+  if (full.includes('/proc/')) {
+    const real = kernelWalk(full, realCwd(cwd) ?? resolve(cwd));
+    return { lexical: unaliasProc(lexical, cwd), real };
+  }
   // Fast path: an existing path is resolved by realpath(3), which walks the unfolded string
   // exactly as the kernel does. stat first: a throw per missing path costs more than the syscall.
-  const full = absolute ? expanded : `${cwd}/${expanded}`;
   if (statSync(full, { throwIfNoEntry: false }) !== undefined) {
     const whole = realOrNull(full);
-    if (whole !== null) return { lexical, real: whole };
+    // A result in this process's directory that the command's is not may have come through a
+    // symlink to /proc/self/cwd: walked by hand.
+    if (whole !== null && !(throughHostCwd(whole, cwd) && !isInside(lexical, hostCwd())))
+      return { lexical, real: whole };
+    if (whole !== null) return { lexical, real: kernelWalk(full, realCwd(cwd) ?? resolve(cwd)) };
   }
   let current = absolute ? '/' : (realCwd(cwd) ?? resolve(cwd));
   let exists = true;
@@ -83,7 +85,72 @@ export function resolveLikeKernel(path: string, cwd: string, home: string): Reso
     }
     current = next;
   }
+  if (throughHostCwd(current, cwd) && !isInside(lexical, hostCwd()))
+    return { lexical, real: kernelWalk(full, realCwd(cwd) ?? resolve(cwd)) };
   return { lexical, real: current };
+}
+
+let host: string | undefined;
+/** This process's working directory, resolved (what /proc/self/cwd means here). */
+const hostCwd = (): string => {
+  host ??= realOrNull(process.cwd()) ?? process.cwd();
+  return host;
+};
+
+/** Whether a resolved path lies in this process's directory while the command runs elsewhere. */
+const throughHostCwd = (real: string, cwd: string): boolean => {
+  const mine = hostCwd();
+  const theirs = realCwd(cwd) ?? cwd;
+  return mine !== theirs && isInside(real, mine) && !isInside(real, theirs);
+};
+
+/**
+ * Resolves an absolute path component by component with readlink, as the kernel walks it, except
+ * that `/proc/<self|thread-self|pid>/[task/<tid>/]cwd` is `cwd` and `…/root` is `/`: the command's
+ * directory and root, not this process's. A path that does not exist keeps its remaining names.
+ */
+function kernelWalk(start: string, cwd: string): string {
+  let pending = start.split('/');
+  let current = '/';
+  let exists = true;
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = posix.dirname(current);
+      continue;
+    }
+    if (current === '/proc' && /^(self|thread-self|[0-9]+)$/.test(part)) {
+      const skip = pending[0] === 'task' && /^[0-9]+$/.test(pending[1] ?? '') ? 2 : 0;
+      const link = pending[skip];
+      if (link === 'cwd' || link === 'root') {
+        pending = pending.slice(skip + 1);
+        current = link === 'cwd' ? cwd : '/';
+        continue;
+      }
+    }
+    const next = current === '/' ? `/${part}` : `${current}/${part}`;
+    if (exists) {
+      const st = lstatSync(next, { throwIfNoEntry: false });
+      if (st === undefined) exists = false;
+      else if (st.isSymbolicLink() && hops++ < 40) {
+        let target: string;
+        try {
+          target = readlinkSync(next);
+        } catch {
+          target = '';
+        }
+        if (target !== '') {
+          pending = [...target.split('/'), ...pending];
+          if (target.startsWith('/')) current = '/';
+          continue;
+        }
+      }
+    }
+    current = next;
+  }
+  return current;
 }
 
 let lastCwd:
