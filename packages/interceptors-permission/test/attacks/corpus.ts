@@ -9,6 +9,7 @@ import { OPERANDS } from './corpus-operands';
 import { OPTIONS } from './corpus-options';
 import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
+import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
 import { ROUND_THREE } from './corpus-round-three';
 import { spellings } from './corpus-spellings';
@@ -30,6 +31,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...HELD_OUT,
   ...ROUND_THREE,
   ...ROUND_FOUR,
+  ...ROUND_FIVE,
   ...PINS,
   ...PLAN_REFUSE,
 ];

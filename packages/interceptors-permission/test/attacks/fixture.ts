@@ -111,7 +111,8 @@ function attackerFiles(repo: string, mark: string): void {
  * Builds the world under a new temp dir. The repository's history: c1 (README, package.json,
  * src/x.ts, docs, scripts; pushed, so `origin/main` is c1), c2 adds `secrets/key`, c3 deletes it
  * and changes src/x.ts; branch `feature` (one commit on c3). `.env` and `secrets/token.json` are
- * untracked and ignored; `docs/env-link` → `../.env` and `docs/vault` → `../secrets` are committed.
+ * untracked and ignored; `docs/env-link` → `../.env`, `docs/vault` → `../secrets`, `docs/here` →
+ * `/proc/self/cwd` and `docs/root` → `/proc/self/root` are committed.
  */
 export async function createWorld(): Promise<World> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'perm-attack-')));
@@ -156,6 +157,9 @@ async function buildWorld(base: string): Promise<World> {
   write(join(repo, 'sub/index.js'), 'module.exports = 1;\n');
   symlinkSync('../.env', join(repo, 'docs/env-link'));
   symlinkSync('../secrets', join(repo, 'docs/vault'));
+  // Committed links into /proc: what they name depends on the process that follows them.
+  symlinkSync('/proc/self/cwd', join(repo, 'docs/here'));
+  symlinkSync('/proc/self/root', join(repo, 'docs/root'));
   attackerFiles(repo, mark);
   git('add', '-A');
   git('commit', '-q', '-m', 'c1: project');
