@@ -16,12 +16,23 @@ export const snippet = (src: string, node: ShellNode): string => {
 export function joinContinuations(line: string): string {
   if (!line.includes('\\\n')) return line;
   let out = '';
-  let quote: "'" | '"' | undefined;
+  let quote: "'" | '"' | '$' | undefined;
   for (let i = 0; i < line.length; i++) {
     const c = line[i] as string;
     if (quote === "'") {
       if (c === "'") quote = undefined;
       out += c;
+      continue;
+    }
+    if (quote === '$') {
+      // `$'…'` takes backslash escapes (`\'` does not end it) and joins no lines.
+      if (c === '\\') {
+        out += c + (line[i + 1] ?? '');
+        i++;
+      } else {
+        if (c === "'") quote = undefined;
+        out += c;
+      }
       continue;
     }
     if (c === '\\') {
@@ -34,7 +45,19 @@ export function joinContinuations(line: string): string {
       i++;
       continue;
     }
-    if (c === "'" && quote === undefined) quote = "'";
+    // A comment runs to the end of its line, backslash and all: it joins nothing.
+    if (
+      c === '#' &&
+      quote === undefined &&
+      (i === 0 || /[\s;&|()<>]/.test(line[i - 1] as string))
+    ) {
+      const end = line.indexOf('\n', i);
+      const stop = end < 0 ? line.length : end;
+      out += line.slice(i, stop);
+      i = stop - 1;
+      continue;
+    }
+    if (c === "'" && quote === undefined) quote = line[i - 1] === '$' ? '$' : "'";
     else if (c === '"') quote = quote === '"' ? undefined : '"';
     out += c;
   }

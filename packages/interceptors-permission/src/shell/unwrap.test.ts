@@ -93,6 +93,12 @@ describe('what bash reads before it parses', () => {
     expect(joinContinuations('echo "a\\\nb"')).toBe('echo "ab"');
     expect(joinContinuations("echo 'a\\\nb'")).toBe("echo 'a\\\nb'");
     expect(joinContinuations('echo a\\\\\nb')).toBe('echo a\\\\\nb');
+    // A comment joins nothing: what follows the backslash's newline still runs.
+    expect(joinContinuations('echo hi # note \\\ntouch x')).toBe('echo hi # note \\\ntouch x');
+    expect(
+      analyzeShell('echo hi # note \\\nrm x', '/p', '/h').commands.map((c) => c.argv[0]?.value),
+    ).toContain('rm');
+    expect(joinContinuations("echo $'a\\'b' r\\\nm")).toBe("echo $'a\\'b' rm");
     expect(analyzeShell('r\\\nm -rf x', '/p', '/h').commands[0]?.argv[0]?.value).toBe('rm');
   });
 

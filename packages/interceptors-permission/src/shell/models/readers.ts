@@ -54,11 +54,35 @@ const GREP_TABLE: OptionTable = {
   },
 };
 
+/**
+ * A searcher's table with its pattern options (`-e`, `-f`, …) noting that the pattern was given
+ * by option, so the first operand is a file: found however the option is spelled (`-5e`, `-ie`).
+ */
+const patternGiven = (
+  table: OptionTable,
+  short: readonly string[],
+  long: readonly string[],
+): { readonly table: OptionTable; readonly given: () => boolean } => {
+  let given = false;
+  const wrap =
+    (kind: OptionKind | undefined): OptionKind =>
+    (v, f, option) => {
+      given = true;
+      if (kind === 'read') f.reads.push(v);
+      else if (typeof kind === 'function') kind(v, f, option);
+    };
+  const longs = { ...table.long };
+  const shorts = { ...table.short };
+  for (const name of long) longs[name] = wrap(longs[name]);
+  for (const letter of short) shorts[letter] = wrap(shorts[letter]);
+  return { table: { ...table, long: longs, short: shorts }, given: () => given };
+};
+
 export const grep: Model = (argv) => {
   const fx = effectsOf('grep');
-  const operands = readOptions(argv, 1, GREP_TABLE, fx);
-  const given = argv.some((w) => w.literal && /^(-[a-zA-Z]*[ef]|--regexp|--file)/.test(w.value));
-  const files = given ? operands : operands.slice(1);
+  const pattern = patternGiven(GREP_TABLE, ['e', 'f'], ['--regexp', '--file']);
+  const operands = readOptions(argv, 1, pattern.table, fx);
+  const files = pattern.given() ? operands : operands.slice(1);
   fx.reads.push(...files);
   if (fx.recursive && files.length === 0) fx.reads.push(syntheticWord('.', true));
   return fx;
@@ -87,11 +111,13 @@ const RG_TABLE: OptionTable = {
 
 export const rg: Model = (argv) => {
   const fx = effectsOf('rg');
-  const operands = readOptions(argv, 1, RG_TABLE, fx);
-  const given = argv.some(
-    (w) => w.literal && /^(-[a-zA-Z]*[ef]|--regexp|--file|--files|--type-list)/.test(w.value),
+  const pattern = patternGiven(RG_TABLE, ['e', 'f'], ['--regexp', '--file']);
+  const operands = readOptions(argv, 1, pattern.table, fx);
+  // `--files` and `--type-list` take no pattern either.
+  const listing = argv.some(
+    (w) => w.literal && (w.value === '--files' || w.value === '--type-list'),
   );
-  const files = given ? operands : operands.slice(1);
+  const files = pattern.given() || listing ? operands : operands.slice(1);
   fx.recursive = true;
   fx.reads.push(...files);
   if (files.length === 0) fx.reads.push(syntheticWord('.', true));
