@@ -93,6 +93,8 @@ describe('program models', () => {
     ['rg --pre ./x foo', 'runs another program'],
     ['awk \'BEGIN{system("id")}\'', 'reaches beyond its input'],
     ['awk \'{print > "out"}\' README.md', 'reaches beyond its input'],
+    ['awk -bf prog.awk README.md', 'awk -f runs a program from a file'],
+    ['jq -rnf x.jq', 'jq -f runs a filter from a file'],
     ['npm test --node-options=--require=./x', 'runs another program'],
     ['GIT_EXTERNAL_DIFF=./x git diff', 'GIT_EXTERNAL_DIFF'],
     ['npm_config_node_options=x npm test', 'npm_config_node_options'],

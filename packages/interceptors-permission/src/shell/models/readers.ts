@@ -185,35 +185,30 @@ export const sed: Model = (argv) => {
 export const awk: Model = (argv) => {
   const program = argv[0]?.value ?? 'awk';
   const fx = effectsOf(program);
+  let fromFile = false;
+  let given = false;
+  // Found however the option is spelled (`-bf prog`, `--file=prog`).
+  const file: OptionKind = (v, f) => {
+    fromFile = true;
+    given = true;
+    f.reads.push(v);
+  };
+  const source: OptionKind = (v, f) => {
+    given = true;
+    judgeAwkProgram(v, f);
+  };
   const table: OptionTable = {
     long: {
-      '--field-separator': 'value',
-      '--assign': 'value',
-      '--file': 'read',
-      '--source': (v, f) => judgeAwkProgram(v, f),
-      '--posix': 'flag',
-      '--traditional': 'flag',
-      '--characters-as-bytes': 'flag',
-      '--sandbox': 'flag',
+      ...values('--field-separator --assign'),
+      ...flags('--posix --traditional --characters-as-bytes --sandbox'),
+      '--file': file,
+      '--source': source,
     },
-    short: {
-      F: 'value',
-      v: 'value',
-      f: 'read',
-      e: (v, f) => judgeAwkProgram(v, f),
-      b: 'flag',
-      P: 'flag',
-      c: 'flag',
-      S: 'flag',
-    },
+    short: { ...values('F v'), ...flags('b P c S'), f: file, e: source },
   };
   const operands = readOptions(argv, 1, table, fx);
-  const fromFile = argv.some((w) => w.literal && /^(-f|--file)/.test(w.value));
-  const given = fromFile || argv.some((w) => w.literal && /^(-e|--source)/.test(w.value));
   if (fromFile) notUnderstood(fx, `${program} -f runs a program from a file the model cannot see`);
-  if (!given) {
-    if (operands[0]) judgeAwkProgram(operands[0], fx);
-  }
+  if (!given && operands[0]) judgeAwkProgram(operands[0], fx);
   // `var=value` operands assign; the rest are files read.
   fx.reads.push(
     ...(given ? operands : operands.slice(1)).filter(
