@@ -389,11 +389,25 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
     return fx;
   }
   fx.program = `git ${sub}`;
-  const operands = readOptions(argv, at + 1, table, fx);
+  // git grep's pattern may come by option however spelled (`-ie x`, `-e x`, `-f file`).
+  let patternByOption = false;
+  const pattern =
+    (kind: OptionKind): OptionKind =>
+    (v, f) => {
+      patternByOption = true;
+      if (kind === 'read') f.reads.push(v);
+    };
+  const own =
+    sub === 'grep'
+      ? {
+          ...table,
+          long: { ...table.long, '--file': pattern('read'), '-e': pattern('value') },
+          short: { ...table.short, e: pattern('value'), f: pattern('read') },
+        }
+      : table;
+  const operands = readOptions(argv, at + 1, own, fx);
   if (sub === 'grep') {
-    const given = argv
-      .slice(at + 1)
-      .some((w) => w.literal && /^(-e|-f|--file|--regexp)$/.test(w.value));
+    const given = patternByOption;
     const rest = given ? operands : operands.slice(1);
     const wide = argv.some(
       (w) => w.literal && /^(--no-index|--untracked|--no-exclude-standard)$/.test(w.value),

@@ -28,6 +28,7 @@ const RULES = {
     'Bash(ls:*)',
     'Bash(diff:*)',
     'Bash(git show:*)',
+    'Bash(git grep:*)',
   ],
   deny: [
     'Bash(rm:*)',
@@ -100,6 +101,7 @@ describe('program models', () => {
     ['npm_config_node_options=x npm test', 'npm_config_node_options'],
     ['tar xf a.tar', 'extracts'],
     ['wget http://example.com/a/notes.txt', 'wget writes the file notes.txt'],
+    ['wget -UO http://example.com/a/notes.txt', 'wget writes the file notes.txt'],
     ['time -o out.txt echo', 'time -o writes the file out.txt'],
     ['y=1; b=([y]=1)', 'the index [y]'],
   ])('%s asks, saying what was not understood', async (line, what) => {
@@ -130,6 +132,8 @@ describe('program models', () => {
     ['find . -fprint src/a.ts', 'Write(./src/**)'],
     ['xargs -a .env echo', 'Read(./.env)'],
     ['grep -5e TOKEN .env', 'Read(./.env)'],
+    ['git grep -ie TOKEN -- .env', 'Read(./.env)'],
+    ['git grep -f .env x', 'Read(./.env)'],
     ['grep -ie x .env', 'Read(./.env)'],
     ['rg -0e x .env', 'Read(./.env)'],
     ['flock src/x.lock echo', 'Write(./src/**)'],

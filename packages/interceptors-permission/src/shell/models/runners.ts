@@ -319,6 +319,11 @@ export const wget: Model = (argv) => {
   const fx = effectsOf('wget');
   fx.network = true;
   fx.readOnly = false;
+  let named = false;
+  const document: OptionKind = (v, f, option) => {
+    named = true;
+    download(v, f, option);
+  };
   const urls = readOptions(
     argv,
     1,
@@ -328,7 +333,7 @@ export const wget: Model = (argv) => {
           '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
         ),
         ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
-        '--output-document': download,
+        '--output-document': document,
         '--output-file': 'write',
         '--append-output': 'write',
         '--directory-prefix': 'write',
@@ -343,7 +348,7 @@ export const wget: Model = (argv) => {
       short: {
         ...flags('q v c N S r m p k b x E K H L np'),
         ...values('t T U l w A R D'),
-        O: download,
+        O: document,
         o: 'write',
         a: 'write',
         P: 'write',
@@ -354,7 +359,7 @@ export const wget: Model = (argv) => {
     fx,
   );
   // Without -O (or --spider), wget saves each URL under its last path segment.
-  if (!argv.some((w) => w.literal && /^(-[a-zA-Z]*O|--output-document|--spider)/.test(w.value)))
+  if (!named && !argv.some((w) => w.literal && w.value === '--spider'))
     for (const url of urls) writeNamed(fx, 'wget', url);
   return fx;
 };
