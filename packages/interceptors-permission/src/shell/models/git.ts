@@ -254,6 +254,33 @@ function contentReads(
   }
   const has = (...names: string[]) => argv.some((w) => w.literal && names.includes(w.value));
   const noIndex = has('--no-index');
+  // Flags that show file content (a patch, words, a combined diff), in any spelling.
+  const showsContent =
+    has(
+      '-p',
+      '-u',
+      '--patch',
+      '--patch-with-stat',
+      '--patch-with-raw',
+      '--cc',
+      '--dd',
+      '--remerge-diff',
+      '--full-diff',
+      '--word-diff',
+      '--color-words',
+      '-c',
+      '--textconv',
+      '-W',
+      '--function-context',
+      '-m',
+    ) ||
+    argv.some(
+      (w) =>
+        /^-[a-zA-Z0-9]*[puWcm]/.test(w.value) ||
+        w.value.startsWith('-L') ||
+        /^--(word-diff|color-words|unified|patch)/.test(w.value) ||
+        /^-U/.test(w.value),
+    );
   const quiet =
     has(
       '-s',
@@ -266,31 +293,9 @@ function contentReads(
       '--summary',
       '--raw',
       '--oneline',
-    ) && !has('-p', '-u', '--patch');
+    ) && !showsContent;
   const content =
-    sub === 'log' || sub === 'whatchanged' || sub === 'reflog'
-      ? has(
-          '-p',
-          '-u',
-          '--patch',
-          '--patch-with-stat',
-          '--patch-with-raw',
-          '--cc',
-          '--dd',
-          '--remerge-diff',
-          '--full-diff',
-          '--word-diff',
-          '--color-words',
-          '-c',
-          '--textconv',
-        ) ||
-        argv.some(
-          (w) =>
-            /^-[a-zA-Z0-9]*[pu]/.test(w.value) ||
-            w.value.startsWith('-L') ||
-            w.value.startsWith('--word-diff'),
-        )
-      : !quiet;
+    sub === 'log' || sub === 'whatchanged' || sub === 'reflog' ? showsContent : !quiet;
   // A bare object name may be any blob or tree ever committed (`git diff <blob> HEAD:x`).
   const history = sub !== 'diff' || revisions > 0 || noIndex;
   if (blobs > 0 && revisions === 0 && pathspecs.length === 0 && !magic) return;

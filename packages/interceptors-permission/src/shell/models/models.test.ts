@@ -163,6 +163,11 @@ describe('program models', () => {
     expect(fx?.history).toBeUndefined();
     expect(modelCommand(words('git', 'log', '-p'))?.history).toBe(true);
     expect(modelCommand(words('git', 'log', '--oneline'))?.history).toBeUndefined();
+    // Every spelling that shows a patch is content, even beside a quiet flag.
+    for (const flag of ['--patch-with-stat', '-W', '--word-diff=color', '-U5', '-pu', '--cc']) {
+      expect(modelCommand(words('git', 'show', '--stat', flag))?.history, flag).toBe(true);
+    }
+    expect(modelCommand(words('git', 'show', '--stat'))?.history).toBeUndefined();
   });
 });
 
