@@ -140,6 +140,16 @@ export function readOptions(
   let done = false;
   for (let i = from; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
+    // `*` may expand to a file named `--compress-program=x`: a glob that can begin with `-`,
+    // before `--`, may be an option.
+    if (!done && w.glob && /^[*?[{]/.test(w.value)) {
+      notUnderstood(
+        fx,
+        `the glob ${w.text} may expand to a file named like an option (put -- before it, or ./ in front)`,
+      );
+      operands.push(w);
+      continue;
+    }
     if (done || (w.literal && (w.value === '-' || !w.value.startsWith('-')))) {
       if (!w.literal && !done && w.value.startsWith('-')) {
         notUnderstood(fx, `${w.text} is not known before it runs and could be an option`);

@@ -66,6 +66,8 @@ describe('program models', () => {
     ['npm test -- --watch=false', 'allow'],
     ['NODE_ENV=test npm test', 'allow'],
     ['ls -d */', 'allow'],
+    ['sort -- *.ts', 'allow'],
+    ['grep -n x ./*.md', 'allow'],
     ['diff <(git show HEAD:README.md) README.md', 'allow'],
     ['sort <(grep x README.md)', 'allow'],
     ['wget -qO- http://example.com', 'allow'],
@@ -104,6 +106,8 @@ describe('program models', () => {
     ['wget -UO http://example.com/a/notes.txt', 'wget writes the file notes.txt'],
     ['time -o out.txt echo', 'time -o writes the file out.txt'],
     ['y=1; b=([y]=1)', 'the index [y]'],
+    ['sort *.ts', 'may expand to a file named like an option'],
+    ['grep -n x *.md', 'may expand to a file named like an option'],
   ])('%s asks, saying what was not understood', async (line, what) => {
     const decision = await decide(line);
     expect(decision.behavior, decision.reason).toBe('ask');
