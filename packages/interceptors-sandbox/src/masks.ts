@@ -23,6 +23,11 @@ export class MaskScanLimitError extends Error {
   }
 }
 
+const parentDir = (path: string): string => {
+  const slash = path.lastIndexOf('/');
+  return slash <= 0 ? '/' : path.slice(0, slash);
+};
+
 const kindOf = (path: string): 'dir' | 'file' | undefined => {
   try {
     const st = lstatSync(path);
@@ -45,7 +50,12 @@ const kindOf = (path: string): 'dir' | 'file' | undefined => {
 export function findMasks(
   policy: PolicySnapshot,
   runCwd: string,
-  where: { visible: (path: string) => boolean; writable: (path: string) => boolean },
+  where: {
+    visible: (path: string) => boolean;
+    writable: (path: string) => boolean;
+    /** The places that are mounts of their own (writable roots): never frozen whole. */
+    mountPoints: readonly string[];
+  },
 ): Masks {
   const { config } = policy;
   const hidden = new Map<string, 'dir' | 'file'>();
@@ -64,6 +74,18 @@ export function findMasks(
     if (list === 'read') hidden.set(real, k);
     else if (where.writable(real)) frozen.add(real);
   };
+  /**
+   * A denied-write path that does not exist yet cannot get a mask (a mount would create it on the
+   * host), so the directory that would hold it is frozen instead: its nearest existing ancestor,
+   * when that one is writable and strictly inside a writable root. At a root's top (or outside
+   * every root) nothing is frozen; see the README's list of what is not covered.
+   */
+  const freezeMissing = (path: string) => {
+    let dir = path;
+    while (dir !== '/' && kindOf(dir) === undefined) dir = parentDir(dir);
+    if (dir === path || where.mountPoints.includes(dir) || dir === '/') return;
+    if (kindOf(dir) === 'dir' && where.visible(dir) && where.writable(dir)) frozen.add(dir);
+  };
   const scanBases = [...new Set([runCwd, policy.cwd, ...policy.roots.map(([, real]) => real)])];
   let visited = 0;
 
@@ -72,7 +94,10 @@ export function findMasks(
     for (const m of matchers) {
       const { prefix, rest } = m.glob;
       if (rest.length === 0 || (rest.length === 1 && rest[0] === '**')) {
-        for (const p of m.prefixes) add(p, list);
+        for (const p of m.prefixes) {
+          if (list === 'write' && kindOf(p) === undefined) freezeMissing(p);
+          else add(p, list);
+        }
       } else if (prefix === '') {
         wide.push(m);
       } else {
@@ -80,6 +105,29 @@ export function findMasks(
       }
     }
     if (wide.length > 0) for (const base of scanBases) walk(base, 0, wide, list);
+  };
+
+  /**
+   * For a wide deny-write glob that ends in literal names (`**\/.git/config`,
+   * `**\/.git/hooks/**`): the directories that would hold its last name, found on the walk, are
+   * frozen when that name is missing (a `.git` without hooks cannot be given some).
+   */
+  const tails = policy.denyWrite.flatMap((m) => {
+    const rest = m.glob.prefix === '' ? [...m.glob.rest] : [];
+    if (rest[0] !== '**') return [];
+    if (rest[rest.length - 1] === '**') rest.pop();
+    const names = rest.slice(1);
+    if (names.length < 2 || names.some((n) => n.includes('*') || n.includes('?'))) return [];
+    return [{ parent: `/${names.slice(0, -1).join('/')}`, last: names[names.length - 1]! }];
+  });
+  const checkTails = (dir: string) => {
+    for (const t of tails) {
+      if (dir.endsWith(t.parent) && kindOf(`${dir}/${t.last}`) === undefined) {
+        if (where.visible(dir) && where.writable(dir) && !where.mountPoints.includes(dir)) {
+          frozen.add(dir);
+        }
+      }
+    }
   };
 
   const walk = (
@@ -115,6 +163,7 @@ export function findMasks(
         add(path, list, kind);
         continue;
       }
+      if (kind === 'dir' && list === 'write' && tails.length > 0) checkTails(path);
       if (kind === 'dir' && depth < config.scanDepth && !config.scanSkip.has(entry.name)) {
         walk(path, depth + 1, matchers, list);
       }

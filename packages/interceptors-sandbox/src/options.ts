@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { type ParsedGlob, parseGlob } from './glob';
+import { type ResolvedLimits, resolveLimits } from './limits';
 import { lexicalAbsolute } from './resolve-path';
 import type { SandboxMode, SandboxOptions } from './types';
 
@@ -86,6 +87,8 @@ export interface SandboxConfig {
   readonly scanDepth: number;
   readonly scanMaxEntries: number;
   readonly scanSkip: ReadonlySet<string>;
+  readonly limits: ResolvedLimits;
+  readonly rawOutput: boolean;
 }
 
 const MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'full-access'];
@@ -104,6 +107,8 @@ const KEYS = [
   'maxOutputBytes',
   'killGraceMs',
   'maskScan',
+  'limits',
+  'rawOutput',
 ] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** setTimeout's ceiling; a longer delay would fire at once. */
@@ -252,5 +257,7 @@ export function resolveSandboxOptions(options: SandboxOptions, who: string): San
     scanDepth: int('maskScan.depth', s.depth, 6, 0, 64),
     scanMaxEntries: int('maskScan.maxEntries', s.maxEntries, 20_000, 1, 10_000_000),
     scanSkip: new Set(skip),
+    limits: resolveLimits(o.limits, fail),
+    rawOutput: bool('rawOutput', o.rawOutput),
   });
 }

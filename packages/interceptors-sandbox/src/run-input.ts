@@ -7,7 +7,7 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 const MAX_ARGV_BYTES = 1 << 20;
 /** The largest stdin accepted. */
 const MAX_STDIN_BYTES = 64 << 20;
-const RUN_KEYS = ['cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'signal'];
+const RUN_KEYS = ['cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'signal', 'rawOutput'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const describe = (value: unknown): string =>
@@ -28,6 +28,7 @@ export interface RunInput {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly signal: AbortSignal | undefined;
+  readonly rawOutput: boolean;
 }
 
 /** Checks the input of run() and fills in the defaults; throws a `TypeError` naming the field. */
@@ -102,6 +103,9 @@ export function checkRunInput(
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     fail(`option "signal" must be an AbortSignal (got ${describe(signal)})`);
   }
+  if (o.rawOutput !== undefined && typeof o.rawOutput !== 'boolean') {
+    fail(`option "rawOutput" must be a boolean (got ${describe(o.rawOutput)})`);
+  }
   return {
     argv: args,
     cwd,
@@ -110,6 +114,7 @@ export function checkRunInput(
     timeoutMs: int('timeoutMs', config.timeoutMs, MAX_TIMEOUT_MS),
     maxOutputBytes: int('maxOutputBytes', config.maxOutputBytes, 1 << 30),
     signal: signal as AbortSignal | undefined,
+    rawOutput: (o.rawOutput as boolean | undefined) ?? config.rawOutput,
   };
 }
 

@@ -24,6 +24,7 @@ import {
   requireSandbox,
   sandboxInterceptor,
 } from './index';
+import { DEFAULT_LIMITS } from './limits';
 
 let tree: Tree;
 beforeAll(async () => {
@@ -47,6 +48,9 @@ describe('bwrapArgs', () => {
     writableRoots: ['/w'],
     readonlyBinds: ['/tmp/cwd'],
     masks: { hideDirs: ['/home/u/.ssh'], hideFiles: ['/w/.env'], freeze: ['/w/.git/hooks'] },
+    pins: ['/w/.git'],
+    limits: DEFAULT_LIMITS,
+    seccomp: true,
     cwd: '/w',
     argv: ['sh', '-c', 'echo hi'],
   };
@@ -87,7 +91,7 @@ describe('bwrapArgs', () => {
   });
 
   it('read-only binds nothing writable; full-access binds / read-write and keeps the host /tmp', () => {
-    const ro = bwrapArgs({ ...plan, mode: 'read-only', writableRoots: [] });
+    const ro = bwrapArgs({ ...plan, mode: 'read-only', writableRoots: [], pins: [] });
     expect(ro.join(' ')).not.toMatch(/--bind /);
     const full = bwrapArgs({
       ...plan,

@@ -1,14 +1,27 @@
 import { lstatSync, statSync } from 'node:fs';
 import { ToolError, ToolErrorCode } from '@dsh-tools/protocol';
-import { bwrapArgs } from './bwrap-args';
+import { bwrapArgs, envArgs } from './bwrap-args';
+import { createRunCgroup } from './cgroup';
 import { bwrapMissingMessage, locateBwrap } from './find-bwrap';
+import { findBash } from './launcher';
+import { ulimitArgs } from './limits';
 import { findMasks, MaskScanLimitError, type Masks } from './masks';
+import { narrowConfig } from './narrow';
 import { resolveSandboxOptions, type SandboxConfig } from './options';
+import { nestedRoots, pinsFor } from './pins';
 import { checkAccess, type PolicySnapshot, snapshotPolicy } from './policy';
 import { isInside, PathResolutionError, resolveLikeKernelSync } from './resolve-path';
+import { checkRootsStayPut } from './root-identity';
 import { checkRunInput, runEnv } from './run-input';
-import { spawnAndWait } from './spawn-and-wait';
-import type { SandboxOptions, SandboxRunner, SandboxRunOptions, SandboxRunResult } from './types';
+import { seccompProgram } from './seccomp';
+import { type Launch, spawnAndWait } from './spawn-and-wait';
+import type {
+  SandboxNarrowing,
+  SandboxOptions,
+  SandboxRunner,
+  SandboxRunOptions,
+  SandboxRunResult,
+} from './types';
 
 const isDirectory = (path: string): boolean => {
   try {
@@ -61,6 +74,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
     let cwd: string;
     try {
       policy = snapshotPolicy(config);
+      checkRootsStayPut(config, policy, context.who);
       cwd = input.cwd === undefined ? policy.cwd : resolveLikeKernelSync(input.cwd, policy.cwd);
     } catch (error) {
       if (!(error instanceof PathResolutionError)) throw error;
@@ -93,6 +107,18 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
         sandboxed: bwrap !== undefined,
       };
     }
+    const bash = findBash();
+    if (bwrap !== undefined && bash === undefined) {
+      throw new ToolError(
+        ToolErrorCode.UNAVAILABLE,
+        `${context.who}: the sandbox needs bash on the host (/bin/bash or /usr/bin/bash) to start bubblewrap with its limits; install bash`,
+      );
+    }
+    const launch = (): Launch | undefined => {
+      if (bash === undefined) return undefined;
+      const cgroup = createRunCgroup(config.limits);
+      return { bash, cgroup, ulimit: ulimitArgs(config.limits, !cgroup?.countsProcesses) };
+    };
     if (bwrap === undefined)
       return spawnAndWait(input.argv[0]!, input.argv.slice(1), {
         cwd,
@@ -100,9 +126,19 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
         input,
         signals,
         config,
+        limits: config.limits,
         sandboxed: false,
         who: context.who,
+        launch: launch(),
+        rawOutput: input.rawOutput,
       });
+    const seccomp = seccompProgram({ network: config.network, unixSockets: config.exposeRun });
+    if (seccomp === undefined) {
+      throw new ToolError(
+        ToolErrorCode.UNAVAILABLE,
+        `${context.who}: the sandbox has no syscall filter for the ${process.arch} architecture (x64 and arm64 have one), so it does not run commands here`,
+      );
+    }
 
     const writableRoots =
       config.mode === 'workspace-write'
@@ -145,9 +181,10 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
         [...writableRoots, ...readonlyBinds].some((b) => isInside(p, b)));
     const writable = (p: string) =>
       config.mode === 'full-access' || writableRoots.some((r) => isInside(p, r));
+    const mountPoints = config.mode === 'full-access' ? ['/'] : writableRoots;
     let masks: Masks;
     try {
-      masks = findMasks(policy, cwd, { visible, writable });
+      masks = findMasks(policy, cwd, { visible, writable, mountPoints });
     } catch (error) {
       if (error instanceof MaskScanLimitError) {
         throw new ToolError(
@@ -158,13 +195,23 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
       }
       throw error;
     }
+    // Everything protected keeps its place for the whole run: its ancestors in writable places are
+    // bound onto themselves, and a mount point cannot be renamed or removed.
+    const pins = pinsFor(
+      [...masks.hideDirs, ...masks.hideFiles, ...masks.freeze, ...nestedRoots(writableRoots)],
+      (p) => visible(p) && writable(p),
+      mountPoints,
+    );
     const args = bwrapArgs({
       mode: config.mode,
       network: config.network,
       emptied,
       writableRoots,
       readonlyBinds,
+      pins,
       masks,
+      limits: config.limits,
+      seccomp: true,
       cwd,
       argv: input.argv,
     });
@@ -174,11 +221,18 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
       input,
       signals,
       config,
+      limits: config.limits,
       sandboxed: true,
       who: context.who,
+      launch: launch(),
+      seccomp,
+      bwrapArgs: envArgs(env),
+      rawOutput: input.rawOutput,
     });
   };
-  return Object.freeze({ mode: config.mode, run });
+  const narrow = (narrowing: SandboxNarrowing): SandboxRunner =>
+    createRunnerFor(narrowConfig(config, narrowing, context.who), context);
+  return Object.freeze({ mode: config.mode, run, narrow });
 }
 
 /**

@@ -20,6 +20,11 @@ export interface SeccompOptions {
   readonly network: boolean;
   /** The architecture the command runs on; `process.arch` when left out. */
   readonly arch?: NodeJS.Architecture;
+  /**
+   * Whether AF_UNIX sockets may be created (default `false`). The sandbox's `exposeRun` turns it
+   * on: a host that shows its daemons' sockets to the sandbox means them to be used.
+   */
+  readonly unixSockets?: boolean;
 }
 
 /**
@@ -203,6 +208,7 @@ const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
 /** CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET. */
 const CLONE_NEW_NAMESPACES = 0x7e020000;
+const AF_UNIX = 1;
 const AF_INET = 2;
 const AF_INET6 = 10;
 const AF_NETLINK = 16;
@@ -340,11 +346,12 @@ function guarded(nr: number, name: string, body: (allow: string, deny: string) =
   ];
 }
 
-function socketRule(network: boolean) {
+function socketRule(network: boolean, unix: boolean) {
   return (allow: string, deny: string): Line[] => [
     loadArgLow(0),
     jeq(AF_INET, allow),
     jeq(AF_INET6, allow),
+    ...(unix ? [jeq(AF_UNIX, allow)] : []),
     ...(network
       ? // With the host's network shared, AF_UNIX would reach host daemons (their socket files
         // and every abstract socket of the host's network namespace), AF_VSOCK the hypervisor,
@@ -360,7 +367,7 @@ function socketRule(network: boolean) {
 }
 
 /** The instructions for one architecture. */
-function rules(arch: SeccompArch, network: boolean): Line[] {
+function rules(arch: SeccompArch, network: boolean, unix = false): Line[] {
   const nr = SYSCALL_NUMBERS[arch];
   const lines: Line[] = [
     // Another ABI (i386 through int 0x80 on x86-64, AArch32 on arm64) numbers syscalls otherwise.
@@ -407,7 +414,7 @@ function rules(arch: SeccompArch, network: boolean): Line[] {
       loadArgLow(0),
       jset(CLONE_NEW_NAMESPACES, undefined, allow),
     ]),
-    ...guarded(nr.socket!, 'socket', socketRule(network)),
+    ...guarded(nr.socket!, 'socket', socketRule(network, unix)),
   );
   for (const [name, errno] of Object.entries(ALWAYS)) {
     const n = nr[name];
@@ -427,7 +434,7 @@ function rules(arch: SeccompArch, network: boolean): Line[] {
 export function seccompProgram(options: SeccompOptions): Buffer | undefined {
   const arch = tableFor(options.arch ?? process.arch);
   if (arch === undefined) return undefined;
-  return assemble(rules(arch, options.network));
+  return assemble(rules(arch, options.network, options.unixSockets === true));
 }
 
 /** One line for messages and logs: what the filter refuses on this architecture. */

@@ -1,3 +1,8 @@
+import type { NarrowableSandbox, SandboxNarrowing } from '@dsh-tools/protocol';
+import type { SandboxLimits } from './limits';
+
+export type { SandboxLimits, SandboxNarrowing };
+
 /**
  * What a sandbox permits. `read-only`: only tools marked `readOnly`, no write path, nothing
  * writable in the runner. `workspace-write`: write paths and the runner's writes land only inside
@@ -48,6 +53,13 @@ export interface SandboxOptions {
   readonly killGraceMs?: number;
   /** Runner: bounds of the deny-list scan. */
   readonly maskScan?: SandboxMaskScanOptions;
+  /** Runner: resource limits of each run (see {@link SandboxLimits} for each default). */
+  readonly limits?: SandboxLimits;
+  /**
+   * Runner: keep terminal control sequences in `stdout`/`stderr` (default `false`: every control
+   * character but newline and tab is escaped, so output cannot drive the terminal it is shown on).
+   */
+  readonly rawOutput?: boolean;
 }
 
 /** Options of one {@link SandboxRunner.run}. */
@@ -64,6 +76,18 @@ export interface SandboxRunOptions {
   readonly maxOutputBytes?: number;
   /** Aborting it kills the run, like a timeout; pass the body's `exec.signal`. */
   readonly signal?: AbortSignal;
+  /** Keep terminal control sequences in the output (default the sandbox's `rawOutput`). */
+  readonly rawOutput?: boolean;
+}
+
+/** A resource limit a run ran into. */
+export interface SandboxLimitHit {
+  /** Which limit, as named in {@link SandboxLimits}. */
+  readonly limit: keyof SandboxLimits;
+  /** The limit's value. */
+  readonly value: number;
+  /** What happened, for a person: how far the run got. */
+  readonly detail: string;
 }
 
 /** What one run did. */
@@ -82,15 +106,22 @@ export interface SandboxRunResult {
   readonly aborted: boolean;
   /** `true` under bubblewrap; `false` only for an unconfined run allowed by `allowUnsandboxed`. */
   readonly sandboxed: boolean;
+  /** Set when the run ran into a resource limit: which, and how far it got. */
+  readonly limit?: SandboxLimitHit;
 }
 
 /**
  * Runs commands confined to the sandbox's mode. Tool bodies receive one as `exec.sandbox` when a
  * {@link sandboxInterceptor} is installed; {@link requireSandbox} gets it or fails closed.
  */
-export interface SandboxRunner {
+export interface SandboxRunner extends NarrowableSandbox {
   /** The mode this runner enforces. */
   readonly mode: SandboxMode;
+  /**
+   * A runner with this one's rules and the narrowing's on top: more deny globs, no network. It
+   * never permits more. Throws a `TypeError` for a glob the sandbox cannot enforce.
+   */
+  narrow(narrowing: SandboxNarrowing): SandboxRunner;
   /**
    * Runs `argv` (no shell: `['sh', '-c', line]` for one) and resolves with its outcome. Rejects
    * with a `ToolError` (`UNAVAILABLE`) when it cannot confine the command, or (`SANDBOX_VIOLATION`)

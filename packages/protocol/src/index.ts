@@ -21,6 +21,7 @@ export {
   isContentBlock,
   textContent,
 } from './helpers';
+export type { NarrowableSandbox, SandboxNarrowing } from './sandbox-narrowing';
 export type {
   BodyExecution,
   InterceptedExecution,
