@@ -11,6 +11,7 @@ import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
+import { ROUND_SIX } from './corpus-round-six';
 import { ROUND_THREE } from './corpus-round-three';
 import { spellings } from './corpus-spellings';
 import type { AttackEntry } from './entry';
@@ -32,6 +33,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_THREE,
   ...ROUND_FOUR,
   ...ROUND_FIVE,
+  ...ROUND_SIX,
   ...PINS,
   ...PLAN_REFUSE,
 ];
@@ -44,11 +46,7 @@ export const NOT_FIXED = 'issue 20: not fixed yet';
  * by id. The attack test fails on any other bypass, and on an id here that no longer gets through,
  * so this list only shrinks.
  */
-export const KNOWN_BYPASSES: Readonly<Record<string, typeof NOT_FIXED>> = {
-  'c1-grep-digit-e': NOT_FIXED,
-  'c1-grep-digit-e-secret': NOT_FIXED,
-  'c4-comment-backslash': NOT_FIXED,
-};
+export const KNOWN_BYPASSES: Readonly<Record<string, typeof NOT_FIXED>> = {};
 
 /** Read-only commands that plan mode refuses today although it should run them. */
 export const KNOWN_PLAN_GAPS: Readonly<Record<string, typeof NOT_FIXED>> = {};
