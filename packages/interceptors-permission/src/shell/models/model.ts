@@ -125,6 +125,11 @@ const applyFlag = (kind: OptionKind, option: string, fx: ProgramEffects): void =
   } else if (kind === 'change') fx.readOnly = false;
 };
 
+/** An unquoted glob or expansion: bash may split it into several words, later ones options. */
+export const maySplit = (w: ShellWord): boolean =>
+  w.glob ||
+  (!w.literal && w !== FOUND && !isProcessSubstitution(w) && !/^"(?:[^"\\]|\\.)*"$/.test(w.text));
+
 /**
  * Reads the options and operands of `argv` from `from` by `table`, applying each option's effect
  * to `fx`; returns the operands. An option the table does not know, or a word that is not known
@@ -191,7 +196,11 @@ export function readOptions(
       } else if (takesValue(kind)) {
         const next = argv[i + 1];
         if (next === undefined) notUnderstood(fx, `${fx.program} option ${name} has no value`);
-        else applyValue(kind, name, next, fx);
+        else {
+          if (maySplit(next))
+            notUnderstood(fx, `the value ${next.text} of ${name} may split into several words`);
+          applyValue(kind, name, next, fx);
+        }
         i++;
       } else applyFlag(kind, name, fx);
       continue;
@@ -211,7 +220,14 @@ export function readOptions(
         else {
           const next = argv[i + 1];
           if (next === undefined) notUnderstood(fx, `${fx.program} option -${letter} has no value`);
-          else applyValue(kind, `-${letter}`, next, fx);
+          else {
+            if (maySplit(next))
+              notUnderstood(
+                fx,
+                `the value ${next.text} of -${letter} may split into several words`,
+              );
+            applyValue(kind, `-${letter}`, next, fx);
+          }
           i++;
         }
         break;

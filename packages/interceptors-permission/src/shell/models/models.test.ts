@@ -67,6 +67,7 @@ describe('program models', () => {
     ['NODE_ENV=test npm test', 'allow'],
     ['ls -d */', 'allow'],
     ['sort -- *.ts', 'allow'],
+    ['sort -k "$K" README.md', 'allow'],
     ['grep -n x ./*.md', 'allow'],
     ['diff <(git show HEAD:README.md) README.md', 'allow'],
     ['sort <(grep x README.md)', 'allow'],
@@ -107,6 +108,9 @@ describe('program models', () => {
     ['time -o out.txt echo', 'time -o writes the file out.txt'],
     ['y=1; b=([y]=1)', 'the index [y]'],
     ['sort *.ts', 'may expand to a file named like an option'],
+    ['sort -k $K README.md', 'may split into several words'],
+    ['find . -name *.ts', 'may split into several words'],
+    ['find *.md -type f', 'may expand to a file named like a find action'],
     ['grep -n x *.md', 'may expand to a file named like an option'],
   ])('%s asks, saying what was not understood', async (line, what) => {
     const decision = await decide(line);

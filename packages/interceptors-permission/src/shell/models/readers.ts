@@ -4,6 +4,7 @@ import {
   effectsOf,
   flags,
   type Model,
+  maySplit,
   notUnderstood,
   type OptionKind,
   type OptionTable,
@@ -367,6 +368,9 @@ export const find: Model = (argv) => {
   for (; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
     if (w.literal && (w.value.startsWith('-') || w.value === '!' || w.value === '(')) break;
+    // `find *` may expand to a file named `-delete`.
+    if (w.glob && /^[*?[{]/.test(w.value))
+      notUnderstood(fx, `the glob ${w.text} may expand to a file named like a find action`);
     starts.push(w);
   }
   fx.reads.push(...(starts.length > 0 ? starts : [syntheticWord('.', true)]));
@@ -374,13 +378,20 @@ export const find: Model = (argv) => {
   for (; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
     const v = w.value;
-    if (!w.literal) {
+    // An unquoted glob expands to as many words as it matches, each of which may be an action.
+    if (!w.literal || w.glob) {
       notUnderstood(fx, `${w.text} is not known before it runs and could be a find action`);
       continue;
     }
     if (TESTS.has(v)) continue;
     if (TESTS_WITH_VALUE.has(v)) {
-      i++;
+      // An unquoted glob or expansion may split into several words, the later ones actions.
+      const value = argv[++i];
+      if (value && maySplit(value))
+        notUnderstood(
+          fx,
+          `the value ${value.text} of find ${v} may split into several words (quote it)`,
+        );
       continue;
     }
     if (v === '-exec' || v === '-execdir' || v === '-ok' || v === '-okdir') {
