@@ -97,7 +97,6 @@ const ARITHMETIC_TEST = /\s-(eq|ne|lt|le|gt|ge)\s/;
 const arithmetic = (node: ShellNode, src: string): boolean =>
   node.type === 'arithmetic_expansion' ||
   node.type === 'c_style_for_statement' ||
-  node.type === 'subscript' ||
   (node.type === 'compound_statement' && node.children[0]?.type === '((') ||
   // `[[ a -eq b ]]` evaluates its operands as arithmetic; `[ ]` and `test` compare integers only.
   (node.type === 'test_command' &&
@@ -174,6 +173,17 @@ function walk(
       const name = variable ? src.slice(variable.start, variable.end) : '';
       if (variable && !envAllowed(name, false))
         problem(state, `the loop sets ${name}, which may change what later commands run or load`);
+      break;
+    }
+    case 'subscript': {
+      // `a[i]`: the index is arithmetic (code, unless a number, @ or *); the name is not evaluated.
+      const index = node.children.find((c) => c.field === 'index');
+      const text = index ? src.slice(index.start, index.end) : '';
+      if (!/^\s*([0-9]+|@|\*)\s*$/.test(text))
+        problem(
+          state,
+          `the subscript of ${snippet(src, node)} is evaluated as arithmetic, which may run commands`,
+        );
       break;
     }
     case 'array':

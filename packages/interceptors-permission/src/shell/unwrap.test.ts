@@ -144,6 +144,8 @@ describe('what bash reads before it parses', () => {
     ['echo ${x:y}', 'offset'],
     ['y=1; b=([y]=1)', 'index'],
     ['for PATH in /x; do git status; done', 'loop sets PATH'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    ['echo ${a[y]}', 'subscript'],
   ])('%s is code (%s)', (line, what) => {
     const a = analyzeShell(line, '/p', '/h');
     const unknown = [
@@ -161,6 +163,8 @@ describe('what bash reads before it parses', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     '[[ ${#a} -gt 1 ]]',
     '(( $? == 0 ))',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    'echo ${a[0]} ${a[@]}',
   ])(
     '%s evaluates nothing (test and [ compare integers; $# and the length of x are numbers)',
     (line) => {
