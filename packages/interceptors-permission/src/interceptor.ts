@@ -1,10 +1,12 @@
 import {
   errorResult,
   type InterceptedExecution,
+  type NarrowableSandbox,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
 import { decide } from './decide/decide';
 import { checkExamples } from './decide/examples';
+import { narrowableSandbox, sandboxNarrowing } from './decide/narrowing';
 import { checkMode, readOptions } from './decide/options';
 import { createAskPerson, denialMessage } from './grants/approval';
 import { createGrantBook } from './grants/book';
@@ -100,7 +102,22 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
         `Permission denied for tool ${JSON.stringify(exec.name)}: the permission check failed (${message(error)}), so the call is denied (fail closed).`,
       );
     }
-    return next();
+    // One policy, two enforcement points: with a sandbox on the call, this policy's path denies and
+    // network rules also narrow the sandbox every process of the call runs in, so a command the
+    // analysis misread (or a person allowed) still cannot reach what the rules deny.
+    const sandbox = narrowableSandbox(exec);
+    if (sandbox === undefined) return next();
+    let narrowed: NarrowableSandbox;
+    try {
+      narrowed = sandbox.narrow(sandboxNarrowing(policy));
+    } catch (error) {
+      return errorResult(
+        exec.callId,
+        'DENIED',
+        `Permission denied for tool ${JSON.stringify(exec.name)}: the sandbox cannot enforce the permission rules (${message(error)}), so the call is denied (fail closed). Write the rule's path with *, ? and ** only.`,
+      );
+    }
+    return next({ ...exec, sandbox: narrowed } as InterceptedExecution);
   };
 
   return Object.defineProperties(interceptor, {
