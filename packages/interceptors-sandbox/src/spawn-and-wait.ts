@@ -84,7 +84,18 @@ function limitHit(
       detail: `a process was killed at the memory limit of ${limits.memoryBytes} bytes${peak ? ` (peak ${peak} bytes)` : ''}`,
     };
   }
-  if (usage !== undefined && usage.processesRefused > 0) {
+  if (
+    (usage !== undefined && usage.processesRefused > 0) ||
+    // Without a cgroup, RLIMIT_NPROC refuses forks; shells say so on stderr.
+    (usage === undefined && /fork: (retry: )?Resource temporarily unavailable/.test(stderr))
+  ) {
+    if (usage === undefined || usage.processesRefused === 0) {
+      return {
+        limit: 'processes',
+        value: limits.processes,
+        detail: `process creation was refused at the limit of ${limits.processes} processes (RLIMIT_NPROC)`,
+      };
+    }
     return {
       limit: 'processes',
       value: limits.processes,
