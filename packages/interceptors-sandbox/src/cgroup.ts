@@ -1,4 +1,11 @@
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import type { ResolvedLimits } from './limits';
 
 /** Where this process may create cgroups of its own, per controller. */
@@ -17,7 +24,7 @@ export interface RunCgroup {
   readonly countsProcesses: boolean;
   /** What the run ran into, read after it ended. */
   usage(): CgroupUsage;
-  /** Removes the run's cgroups (they must be empty: the run has ended). */
+  /** Gives the run's cgroups back once the run has ended (kept for the next run when empty). */
   remove(): void;
 }
 
@@ -99,7 +106,16 @@ let host: CgroupHost | null | undefined;
 let counter = 0;
 /** This process's directories of run cgroups, removed when it exits (they are empty by then). */
 const bases = new Set<string>();
-const removeBases = () => {
+/** Run cgroups that are empty and ready for the next run, by the limits they were made with. */
+const idle = new Map<string, Made[]>();
+/** Every run cgroup this process made, removed when it exits. */
+const everyMade = new Set<string>();
+const removeAll = () => {
+  for (const dir of [...everyMade].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {}
+  }
   for (const base of bases) {
     try {
       rmdirSync(base);
@@ -117,20 +133,38 @@ const makeDir = (dir: string): boolean => {
   }
 };
 
-/**
- * Creates cgroups for one run with the process and memory limits, where the host lets this
- * process (root, or a delegated manager). `undefined` where it cannot: the rlimits still apply.
- */
-export function createRunCgroup(limits: ResolvedLimits): RunCgroup | undefined {
-  if (host === undefined) host = findHost() ?? null;
-  if (host === null) return undefined;
-  const h = host;
+/** One run cgroup as made: its directories per controller. */
+interface Made {
+  readonly version: 1 | 2;
+  readonly pids?: string;
+  readonly memory?: string;
+  readonly dirs: readonly string[];
+}
+
+/** The counters a run's usage is measured from (they only grow, so a run reads a difference). */
+interface Counters {
+  readonly processesRefused: number;
+  readonly oomKills: number;
+}
+
+const countersOf = (m: Made): Counters => ({
+  processesRefused: m.pids ? field(read(`${m.pids}/pids.events`), 'max') : 0,
+  oomKills: m.memory
+    ? field(
+        read(m.version === 1 ? `${m.memory}/memory.oom_control` : `${m.memory}/memory.events`),
+        'oom_kill',
+      )
+    : 0,
+});
+
+/** Makes the cgroups of a run with `limits`, or `undefined` where the host does not let it. */
+function make(h: CgroupHost, limits: ResolvedLimits): Made | undefined {
   const name = `dsh-sandbox-${process.pid}/run-${++counter}`;
+  const made: string[] = [];
   const noteBase = (controllerDir: string) => {
-    if (bases.size === 0) process.once('exit', removeBases);
+    if (bases.size === 0) process.once('exit', removeAll);
     bases.add(`${controllerDir}/dsh-sandbox-${process.pid}`);
   };
-  const made: string[] = [];
   try {
     let pids: string | undefined;
     let memory: string | undefined;
@@ -166,56 +200,113 @@ export function createRunCgroup(limits: ResolvedLimits): RunCgroup | undefined {
         memory = dir;
       }
     }
-    if (pids === undefined && memory === undefined) {
-      host = null;
-      return undefined;
-    }
-    const dirs = [...new Set([pids, memory].filter((d): d is string => d !== undefined))];
-    return {
-      procs: dirs.map((d) => `${d}/cgroup.procs`),
-      countsProcesses: pids !== undefined,
-      usage() {
-        const processesRefused = pids ? field(read(`${pids}/pids.events`), 'max') : 0;
-        if (memory === undefined) return { processesRefused, memoryKilled: false };
-        if (h.version === 1) {
-          const oom = field(read(`${memory}/memory.oom_control`), 'oom_kill');
-          const peak = Number(read(`${memory}/memory.max_usage_in_bytes`).trim()) || undefined;
-          return {
-            processesRefused,
-            memoryKilled: oom > 0,
-            ...(peak !== undefined && { memoryPeakBytes: peak }),
-          };
-        }
-        const events = read(`${memory}/memory.events`);
-        const peak = Number(read(`${memory}/memory.peak`).trim()) || undefined;
-        return {
-          processesRefused,
-          memoryKilled: field(events, 'oom_kill') > 0,
-          ...(peak !== undefined && { memoryPeakBytes: peak }),
-        };
-      },
-      remove() {
-        for (const dir of [...made].reverse()) {
-          // An unconfined run's background process may still be in it: it goes with the run.
-          for (const pid of read(`${dir}/cgroup.procs`).split('\n').filter(Boolean)) {
-            try {
-              process.kill(Number(pid), 'SIGKILL');
-            } catch {}
-          }
-          try {
-            rmdirSync(dir);
-          } catch {}
-        }
-      },
-    };
+    if (pids === undefined && memory === undefined) return undefined;
+    for (const d of made) everyMade.add(d);
+    return { version: h.version, ...(pids && { pids }), ...(memory && { memory }), dirs: made };
   } catch {
-    // Not permitted after all (a read-only or foreign hierarchy): do without, every time.
     for (const dir of made.reverse()) {
       try {
         rmdirSync(dir);
       } catch {}
     }
+    return undefined;
+  }
+}
+
+/** Removes run cgroups left by processes of this kind that died without removing them. */
+function removeStale(h: CgroupHost): void {
+  for (const controller of new Set([h.pids, h.memory])) {
+    if (controller === undefined) continue;
+    let entries: string[];
+    try {
+      entries = readdirSync(controller);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const pid = /^dsh-sandbox-(\d+)$/.exec(entry)?.[1];
+      if (pid === undefined || Number(pid) === process.pid || existsSync(`/proc/${pid}`)) continue;
+      const base = `${controller}/${entry}`;
+      try {
+        for (const run of readdirSync(base))
+          if (run.startsWith('run-')) rmdirSync(`${base}/${run}`);
+        rmdirSync(base);
+      } catch {}
+    }
+  }
+}
+
+/** Kills what is still in a cgroup (an unconfined run's background process) and says if it is empty. */
+function empty(m: Made): boolean {
+  let clean = true;
+  for (const dir of m.dirs) {
+    for (const pid of read(`${dir}/cgroup.procs`).split('\n').filter(Boolean)) {
+      clean = false;
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {}
+    }
+  }
+  return clean;
+}
+
+/**
+ * The cgroups for one run with the process and memory limits, where the host lets this process
+ * make them (root, or a delegated manager); `undefined` where it cannot, and the rlimits still
+ * apply. Cgroups are kept for the next run once a run has left them empty: making and removing a
+ * memory cgroup costs more than a sandboxed `/bin/true`. A run reads its usage as the difference
+ * of the counters from when it took them.
+ */
+export function createRunCgroup(limits: ResolvedLimits): RunCgroup | undefined {
+  if (host === undefined) {
+    host = findHost() ?? null;
+    if (host !== null) removeStale(host);
+  }
+  if (host === null) return undefined;
+  const key = `${limits.processes}/${limits.memoryBytes}`;
+  const m = idle.get(key)?.pop() ?? make(host, limits);
+  if (m === undefined) {
     host = null;
     return undefined;
   }
+  const before = countersOf(m);
+  if (m.version === 1 && m.memory) {
+    // The peak is a high-water mark; writing resets it to the current use.
+    try {
+      writeFileSync(`${m.memory}/memory.max_usage_in_bytes`, '0');
+    } catch {}
+  }
+  return {
+    procs: [...new Set([m.pids, m.memory].filter((d): d is string => d !== undefined))].map(
+      (d) => `${d}/cgroup.procs`,
+    ),
+    countsProcesses: m.pids !== undefined,
+    usage() {
+      const now = countersOf(m);
+      const processesRefused = now.processesRefused - before.processesRefused;
+      if (m.memory === undefined) return { processesRefused, memoryKilled: false };
+      const peakFile =
+        m.version === 1 ? `${m.memory}/memory.max_usage_in_bytes` : `${m.memory}/memory.peak`;
+      const peak = Number(read(peakFile).trim()) || undefined;
+      return {
+        processesRefused,
+        memoryKilled: now.oomKills > before.oomKills,
+        ...(peak !== undefined && { memoryPeakBytes: peak }),
+      };
+    },
+    remove() {
+      if (empty(m)) {
+        const list = idle.get(key) ?? [];
+        list.push(m);
+        idle.set(key, list);
+        return;
+      }
+      for (const dir of [...m.dirs].reverse()) {
+        try {
+          rmdirSync(dir);
+          everyMade.delete(dir);
+        } catch {}
+      }
+    },
+  };
 }

@@ -163,16 +163,23 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('limits inside the sandbox'), () => {
     await t.cleanup();
   }, 60_000);
 
-  it('no run cgroup is left behind', async () => {
+  it('run cgroups are reused once empty: nothing stays in them, and sequential runs make no new ones', async () => {
     const t = await makeTree();
     await run(t, 'true');
     const mine = `dsh-sandbox-${process.pid}`;
-    for (const root of ['/sys/fs/cgroup/pids', '/sys/fs/cgroup/unified']) {
-      const entries = await readdir(root).catch(() => [] as string[]);
-      if (!entries.includes(mine)) continue;
-      expect(
-        await readdir(`${root}/${mine}`).then((e) => e.filter((x) => x.startsWith('run-'))),
-      ).toEqual([]);
+    const runs = async (root: string) =>
+      (await readdir(`${root}/${mine}`).catch(() => [] as string[])).filter((x) =>
+        x.startsWith('run-'),
+      );
+    const roots = ['/sys/fs/cgroup/pids', '/sys/fs/cgroup/unified'];
+    const before = await Promise.all(roots.map(runs));
+    for (let i = 0; i < 5; i++) await run(t, 'sleep 0.01 & wait');
+    const after = await Promise.all(roots.map(runs));
+    expect(after.map((r) => r.length)).toEqual(before.map((r) => r.length));
+    for (const [i, root] of roots.entries()) {
+      for (const r of after[i]!) {
+        expect((await readFile(`${root}/${mine}/${r}/cgroup.procs`, 'utf8')).trim()).toBe('');
+      }
     }
     expect(await readFile(`${t.ws}/file.txt`, 'utf8')).toBe('inside\n');
     await t.cleanup();
