@@ -434,8 +434,19 @@ function rules(arch: SeccompArch, network: boolean, unix = false): Line[] {
 export function seccompProgram(options: SeccompOptions): Buffer | undefined {
   const arch = tableFor(options.arch ?? process.arch);
   if (arch === undefined) return undefined;
-  return assemble(rules(arch, options.network, options.unixSockets === true));
+  const unix = options.unixSockets === true;
+  const key = `${arch}/${options.network}/${unix}`;
+  let program = programs.get(key);
+  if (program === undefined) {
+    program = assemble(rules(arch, options.network, unix));
+    programs.set(key, program);
+  }
+  // A copy: the caller writes it to a pipe and may not change the one kept here.
+  return Buffer.from(program);
 }
+
+/** Programs assembled so far: at most eight (two architectures, two settings each of two). */
+const programs = new Map<string, Buffer>();
 
 /** One line for messages and logs: what the filter refuses on this architecture. */
 export function describeSeccomp(options: SeccompOptions): string {
