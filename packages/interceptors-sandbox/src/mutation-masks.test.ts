@@ -1,0 +1,108 @@
+/**
+ * The deny-list masks inside a real sandbox, in the corners a mutation run of masks.ts pointed
+ * at: denied-write paths that do not exist yet, links met on the scan, masks inside masked
+ * directories, and a `.git` that has no config yet. Each case has its control: what the mask must
+ * not take away.
+ */
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cleanUpAfterTests, makeTree, needsBwrap, SKIP_BWRAP, type Tree } from '../test/fixtures';
+import { createSandboxRunner, type SandboxOptions } from './index';
+
+cleanUpAfterTests();
+
+describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () => {
+  let t: Tree;
+  beforeEach(async () => {
+    t = await makeTree();
+    return () => t.cleanup();
+  });
+
+  const run = (script: string, extra: Partial<SandboxOptions> = {}) =>
+    createSandboxRunner({ mode: 'workspace-write', cwd: t.ws, ...extra }).run(
+      ['bash', '-c', script],
+      { timeoutMs: 20_000 },
+    );
+  const exists = (path: string) =>
+    readFile(path).then(
+      () => true,
+      () => false,
+    );
+
+  it('a denied-write path below a missing directory cannot be created; its nearest existing directory is frozen', async () => {
+    const r = await run(
+      'mkdir -p sub/deep && echo x > sub/deep/new.txt; echo rc=$?; echo y > sub/other.txt; echo rc2=$?',
+      { denyWrite: ['sub/deep/new.txt'] },
+    );
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(await exists(`${t.ws}/sub/deep/new.txt`)).toBe(false);
+    // The whole of sub/ is what keeps new.txt from appearing: the rest of the root stays writable.
+    expect(r.stdout).toMatch(/rc2=[1-9]/);
+    const elsewhere = await run('echo z > elsewhere.txt; echo rc=$?', {
+      denyWrite: ['sub/deep/new.txt'],
+    });
+    expect(elsewhere.stdout).toContain('rc=0');
+  });
+
+  it('a missing denied-write path at the top of a root freezes nothing: the root stays writable', async () => {
+    const r = await run('echo x > other.txt; echo rc=$?; cat other.txt', {
+      denyWrite: ['not-there-yet.txt'],
+    });
+    expect(r.stdout).toContain('rc=0');
+    expect(r.stdout).toContain('x');
+  });
+
+  it('a link whose own name is denied has its target hidden; the link elsewhere is harmless', async () => {
+    await writeFile(`${t.ws}/plain.txt`, 'plain-7f3c\n');
+    await symlink('../plain.txt', `${t.ws}/sub/key.secret`);
+    const r = await run('cat plain.txt sub/key.secret; echo end', {
+      denyRead: ['**/*.secret'],
+    });
+    expect(r.stdout).not.toContain('plain-7f3c');
+    expect(r.stdout).toContain('end');
+    const control = await run('cat plain.txt');
+    expect(control.stdout).toContain('plain-7f3c');
+  });
+
+  it('a link whose target is denied is followed to it and the target hidden', async () => {
+    await mkdir(`${t.ws}/vault`);
+    await writeFile(`${t.ws}/vault/api.secret`, 'vault-aa91\n');
+    await symlink('../vault', `${t.ws}/sub/v`);
+    const r = await run('cat sub/v/api.secret vault/api.secret; echo end', {
+      denyRead: ['**/*.secret'],
+    });
+    expect(r.stdout).not.toContain('vault-aa91');
+    expect(r.stdout).toContain('end');
+  });
+
+  it('masks inside a masked directory are not mounted again (the run starts, the directory is empty)', async () => {
+    await mkdir(`${t.ws}/secrets/inner`, { recursive: true });
+    await writeFile(`${t.ws}/secrets/a.key`, 'key-a-1b2c\n');
+    await writeFile(`${t.ws}/secrets/inner/b.key`, 'key-b-3d4e\n');
+    const r = await run('ls -A secrets | wc -l; cat secrets/a.key secrets/inner/b.key; echo end', {
+      denyRead: ['secrets/**', '**/*.key', 'secrets/inner/**'],
+    });
+    expect(r.stdout.trim().split('\n')[0]).toBe('0');
+    expect(r.stdout).not.toMatch(/key-[ab]/);
+    expect(r.stdout).toContain('end');
+  });
+
+  it('a .git without a config cannot be given one, nor a .git without hooks hooks', async () => {
+    await mkdir(`${t.ws}/sub/.git`);
+    const r = await run(
+      'printf "[core]\\n\\tfsmonitor = x\\n" > sub/.git/config; echo rc=$?; echo ok > file.txt; echo rc2=$?',
+    );
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(r.stdout).toContain('rc2=0');
+    expect(await exists(`${t.ws}/sub/.git/config`)).toBe(false);
+  });
+
+  it('the default deny lists hide and freeze .env files found anywhere in the root', async () => {
+    await mkdir(`${t.ws}/a/b`, { recursive: true });
+    await writeFile(`${t.ws}/a/b/.env.local`, 'deep-env-5566\n');
+    const r = await run('cat a/b/.env.local; echo hacked > a/b/.env.local; echo rc=$?');
+    expect(r.stdout).not.toContain('deep-env-5566');
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(await readFile(`${t.ws}/a/b/.env.local`, 'utf8')).toBe('deep-env-5566\n');
+  });
+});
