@@ -97,6 +97,27 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(await exists(`${t.ws}/sub/.git/config`)).toBe(false);
   });
 
+  it('a glob with a literal directory and a wildcard after it is matched by walking that directory', async () => {
+    await mkdir(`${t.ws}/sub/nested`);
+    await writeFile(`${t.ws}/sub/nested/deep.txt`, 'deep-8d1f\n');
+    const r = await run(
+      'cat sub/inner.txt sub/nested/deep.txt file.txt; echo x > sub/inner.txt; echo rc=$?',
+      {
+        denyRead: ['sub/*.txt'],
+        denyWrite: ['sub/**/deep.txt'],
+      },
+    );
+    expect(r.stdout).not.toContain('inner\n');
+    expect(r.stdout).toContain('deep-8d1f');
+    expect(r.stdout).toContain('inside');
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    const write = await run('echo changed > sub/nested/deep.txt; echo rc=$?', {
+      denyWrite: ['sub/**/deep.txt'],
+    });
+    expect(write.stdout).toMatch(/rc=[1-9]/);
+    expect(await readFile(`${t.ws}/sub/nested/deep.txt`, 'utf8')).toBe('deep-8d1f\n');
+  });
+
   it('the default deny lists hide and freeze .env files found anywhere in the root', async () => {
     await mkdir(`${t.ws}/a/b`, { recursive: true });
     await writeFile(`${t.ws}/a/b/.env.local`, 'deep-env-5566\n');
