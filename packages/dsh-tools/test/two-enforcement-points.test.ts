@@ -52,6 +52,19 @@ beforeEach(async () => {
   connections = 0;
 });
 
+/** A shell tool that runs its command only through the sandbox's runner. */
+const bashTool = () =>
+  defineTool({
+    name: 'bash',
+    description: 'Run a shell command',
+    parameters: { command: { type: 'string', required: true } },
+    hints: { command: 'command' },
+    async execute({ command }, exec) {
+      const run = await requireSandbox(exec).run(['bash', '-c', command], { timeoutMs: 15_000 });
+      return [{ type: 'text', text: `${run.stdout}${run.stderr}exit ${run.exitCode}` }];
+    },
+  });
+
 function registryFor(cwd: string) {
   const registry = createToolRegistry();
   registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd, network: true }), {
@@ -71,18 +84,7 @@ function registryFor(cwd: string) {
     },
   });
   registry.use(permission, { name: 'permission' });
-  registry.register(
-    defineTool({
-      name: 'bash',
-      description: 'Run a shell command',
-      parameters: { command: { type: 'string', required: true } },
-      hints: { command: 'command' },
-      async execute({ command }, exec) {
-        const run = await requireSandbox(exec).run(['bash', '-c', command], { timeoutMs: 15_000 });
-        return [{ type: 'text', text: `${run.stdout}${run.stderr}exit ${run.exitCode}` }];
-      },
-    }),
-  );
+  registry.register(bashTool());
   return { registry, permission, questions };
 }
 
@@ -175,18 +177,7 @@ describe.skipIf(NO_BWRAP)('permission narrows the sandbox of every call it lets 
     registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd: ws, network: true }), {
       name: 'sandbox',
     });
-    registry.register(
-      defineTool({
-        name: 'bash',
-        description: 'Run a shell command',
-        parameters: { command: { type: 'string', required: true } },
-        hints: { command: 'command' },
-        async execute({ command }, exec) {
-          const run = await requireSandbox(exec).run(['bash', '-c', command]);
-          return [{ type: 'text', text: run.stdout }];
-        },
-      }),
-    );
+    registry.register(bashTool());
     const r = await registry.execute({
       callId: 'c',
       name: 'bash',
