@@ -44,6 +44,12 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(elsewhere.stdout).toContain('rc=0');
   });
 
+  it('a denied-write path below a missing top-level directory does not stop a run', async () => {
+    const r = await run('echo ok', { denyWrite: ['/dsh-no-such-top-dir/a/b'] });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('ok\n');
+  });
+
   it('a missing denied-write path at the top of a root freezes nothing: the root stays writable', async () => {
     const r = await run('echo x > other.txt; echo rc=$?; cat other.txt', {
       denyWrite: ['not-there-yet.txt'],
