@@ -93,14 +93,35 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(r.stdout).toContain('end');
   });
 
-  it('a .git without a config cannot be given one, nor a .git without hooks hooks', async () => {
-    await mkdir(`${t.ws}/sub/.git`);
+  // Each of the two wide write denies that end in literal names freezes on its own: a .git that
+  // lacks only one of them is the case where the other cannot stand in for it.
+  it('a .git with hooks but no config cannot be given a config', async () => {
+    await mkdir(`${t.ws}/sub/.git/hooks`, { recursive: true });
     const r = await run(
       'printf "[core]\\n\\tfsmonitor = x\\n" > sub/.git/config; echo rc=$?; echo ok > file.txt; echo rc2=$?',
     );
     expect(r.stdout).toMatch(/rc=[1-9]/);
     expect(r.stdout).toContain('rc2=0');
     expect(await exists(`${t.ws}/sub/.git/config`)).toBe(false);
+  });
+
+  it('a .git with a config but no hooks cannot be given hooks', async () => {
+    await mkdir(`${t.ws}/sub/.git`, { recursive: true });
+    await writeFile(`${t.ws}/sub/.git/config`, '[core]\n');
+    const r = await run(
+      'mkdir -p sub/.git/hooks && echo x > sub/.git/hooks/pre-commit; echo rc=$?',
+    );
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(await exists(`${t.ws}/sub/.git/hooks/pre-commit`)).toBe(false);
+  });
+
+  it('a write deny with a directory prefix freezes nothing outside that directory', async () => {
+    await mkdir(`${t.ws}/other/cfg`, { recursive: true });
+    const r = await run('echo note > other/cfg/note.txt; echo rc=$?', {
+      denyWrite: ['sub/**/cfg/app.json'],
+    });
+    expect(r.stdout).toContain('rc=0');
+    expect(await readFile(`${t.ws}/other/cfg/note.txt`, 'utf8')).toBe('note\n');
   });
 
   it('a glob with a literal directory and a wildcard after it is matched by walking that directory', async () => {
