@@ -4,7 +4,7 @@
  * directories, and a `.git` that has no config yet. Each case has its control: what the mask must
  * not take away.
  */
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cleanUpAfterTests, makeTree, needsBwrap, SKIP_BWRAP, type Tree } from '../test/fixtures';
 import { createSandboxRunner, type SandboxOptions } from './index';
@@ -143,6 +143,27 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     });
     expect(write.stdout).toMatch(/rc=[1-9]/);
     expect(await readFile(`${t.ws}/sub/nested/deep.txt`, 'utf8')).toBe('deep-8d1f\n');
+  });
+
+  it('a write-denied file stays readable: a write deny hides nothing', async () => {
+    const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
+      denyWrite: ['file.txt'],
+    });
+    expect(r.stdout).toContain('inside\n');
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(await readFile(`${t.ws}/file.txt`, 'utf8')).toBe('inside\n');
+  });
+
+  it("a denied host path the sandbox never shows (in the host's /tmp) gets no mask in the fresh /tmp", async () => {
+    const hostFile = `/tmp/dsh-mask-probe-${process.pid}`;
+    await writeFile(hostFile, 'host tmp\n');
+    try {
+      const r = await run(`ls -A /tmp; test -e ${hostFile}; echo rc=$?`, { denyRead: [hostFile] });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe('rc=1\n');
+    } finally {
+      await rm(hostFile, { force: true });
+    }
   });
 
   it('the default deny lists hide and freeze .env files found anywhere in the root', async () => {
