@@ -145,6 +145,15 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(await readFile(`${t.ws}/sub/nested/deep.txt`, 'utf8')).toBe('deep-8d1f\n');
   });
 
+  it('a wide write deny that ends in a wildcard freezes no directory whole', async () => {
+    await mkdir(`${t.ws}/sub/logs`, { recursive: true });
+    const r = await run('echo keep > sub/logs/notes.txt; echo rc=$?', {
+      denyWrite: ['**/logs/*.tmp'],
+    });
+    expect(r.stdout).toContain('rc=0');
+    expect(await readFile(`${t.ws}/sub/logs/notes.txt`, 'utf8')).toBe('keep\n');
+  });
+
   it('a write-denied file stays readable: a write deny hides nothing', async () => {
     const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
       denyWrite: ['file.txt'],
