@@ -154,6 +154,12 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(await readFile(`${t.ws}/sub/logs/notes.txt`, 'utf8')).toBe('keep\n');
   });
 
+  it('a writable root that does not exist (yet) does not stop the scan or the run', async () => {
+    const r = await run('echo ok', { roots: [t.ws, `${t.ws}/not-made-yet`] });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('ok\n');
+  });
+
   it('a write-denied file stays readable: a write deny hides nothing', async () => {
     const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
       denyWrite: ['file.txt'],
