@@ -160,6 +160,26 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(r.stdout).toBe('ok\n');
   });
 
+  it('a .git that has its hooks and config stays writable but for them (git can still commit)', async () => {
+    await writeFile(`${t.ws}/.git/config`, '[core]\n');
+    const r = await run(
+      'mkdir -p .git/objects/ab && echo o > .git/objects/ab/obj; echo rc=$?; echo x >> .git/config; echo rc2=$?',
+    );
+    expect(r.stdout).toContain('rc=0');
+    expect(r.stdout).toMatch(/rc2=[1-9]/);
+    expect(await readFile(`${t.ws}/.git/objects/ab/obj`, 'utf8')).toBe('o\n');
+  });
+
+  it('the wide deny globs are applied in every writable root, not only in the cwd', async () => {
+    await mkdir(`${t.base}/second/svc`, { recursive: true });
+    await writeFile(`${t.base}/second/svc/.env`, 'SECOND=secret-2c7d\n');
+    const r = await run(`cat ${t.base}/second/svc/.env; echo end`, {
+      roots: [t.ws, `${t.base}/second`],
+    });
+    expect(r.stdout).not.toContain('secret-2c7d');
+    expect(r.stdout).toContain('end');
+  });
+
   it('a write-denied file stays readable: a write deny hides nothing', async () => {
     const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
       denyWrite: ['file.txt'],
