@@ -180,6 +180,37 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(r.stdout).toContain('end');
   });
 
+  it('maskScan.maxEntries bounds the entries the scan visits: exactly that many pass, one fewer fails closed', async () => {
+    // Three plain files and nothing the defaults match: the read scan and the write scan each
+    // list them once, six entries in all.
+    const flat = `${t.base}/flat`;
+    await mkdir(flat);
+    for (const name of ['a', 'b', 'c']) await writeFile(`${flat}/${name}`, 'x\n');
+    const at = (maxEntries: number) =>
+      createSandboxRunner({ mode: 'workspace-write', cwd: flat, maskScan: { maxEntries } }).run(
+        ['true'],
+        { timeoutMs: 20_000 },
+      );
+    expect((await at(6)).exitCode).toBe(0);
+    await expect(at(5)).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/visited more than 5 entries/),
+    });
+  });
+
+  it('a missing denied-read path freezes nothing', async () => {
+    const r = await run('echo y > sub/other.txt; echo rc=$?', { denyRead: ['sub/missing.key'] });
+    expect(r.stdout).toContain('rc=0');
+  });
+
+  it('a deny glob outside every root is matched where it points, not in the roots', async () => {
+    const r = await run(`cat ${t.outside}/secret.txt; echo end`, {
+      denyRead: [`${t.outside}/*.txt`],
+    });
+    expect(r.stdout).not.toContain('outside-secret');
+    expect(r.stdout).toContain('end');
+  });
+
   it('a write-denied file stays readable: a write deny hides nothing', async () => {
     const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
       denyWrite: ['file.txt'],
