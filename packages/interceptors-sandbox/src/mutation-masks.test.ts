@@ -211,6 +211,15 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('deny-list masks in their corners'), () =
     expect(r.stdout).toContain('end');
   });
 
+  it('a link whose target (outside the roots) is denied hides that target; a link to an innocent file does not', async () => {
+    await writeFile(`${t.outside}/key.pem`, 'pem-0b9a\n');
+    await symlink(`${t.outside}/key.pem`, `${t.ws}/sub/mykey`);
+    await symlink('../file.txt', `${t.ws}/sub/readme`);
+    const r = await run('cat sub/mykey; cat sub/readme; echo end', { denyRead: ['**/*.pem'] });
+    expect(r.stdout).not.toContain('pem-0b9a');
+    expect(r.stdout).toContain('inside\nend');
+  });
+
   it('a write-denied file stays readable: a write deny hides nothing', async () => {
     const r = await run('cat file.txt; echo more >> file.txt; echo rc=$?', {
       denyWrite: ['file.txt'],
