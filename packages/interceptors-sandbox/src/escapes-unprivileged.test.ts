@@ -95,7 +95,7 @@ const attacks: readonly {
   },
   {
     name: 'write outside the roots',
-    command: `echo x > ${'${OUT}'}/nobody-was-here 2>/dev/null; true`,
+    command: 'echo x > __OUT__/nobody-was-here 2>/dev/null; true',
     harmed: () => existsSync(`${t.outside}/nobody-was-here`),
   },
   {
@@ -115,7 +115,7 @@ describe.skipIf(!canDrop || SKIP_BWRAP)('as an unprivileged user (uid 65534)', (
     const cmds = attacks.filter((a) => a.name !== 'a fork bomb');
     const out = asNobody(
       'unguarded',
-      cmds.map((a) => a.command.replace('${OUT}', t.outside)),
+      cmds.map((a) => a.command.replace('__OUT__', t.outside)),
     );
     for (const [i, a] of cmds.entries()) {
       // `outside` belongs to nobody too, so the write outside is possible for this user.
@@ -129,7 +129,7 @@ describe.skipIf(!canDrop || SKIP_BWRAP)('as an unprivileged user (uid 65534)', (
   it('through the runner, none does; the fork bomb stops at RLIMIT_NPROC', async () => {
     const out = asNobody(
       'guarded',
-      attacks.map((a) => a.command.replace('${OUT}', t.outside)),
+      attacks.map((a) => a.command.replace('__OUT__', t.outside)),
     );
     expect(out[0]!.stdout.trim()).toBe(String(NOBODY));
     for (const [i, a] of attacks.entries()) {

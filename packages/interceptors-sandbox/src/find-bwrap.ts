@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 
-const isExecutable = (path: string): boolean => {
+/** Whether `path` is an executable regular file (links followed). */
+export const isExecutable = (path: string): boolean => {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();

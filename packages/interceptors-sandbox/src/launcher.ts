@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { isExecutable } from './find-bwrap';
 
 /**
  * The launcher: a bash, started on the host, that prepares the process bubblewrap will become and
@@ -41,15 +41,6 @@ exec "$@"
 
 /** The exit code the launcher uses when it cannot prepare the run. */
 export const LAUNCHER_FAILED = 125;
-
-const isExecutable = (path: string): boolean => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let bash: string | null | undefined;
 

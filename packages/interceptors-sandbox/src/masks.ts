@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { type DenyMatcher, firstMatch, type PolicySnapshot } from './policy';
-import { isInside, resolveLikeKernelSync } from './resolve-path';
+import { isInside, parentOf, resolveLikeKernelSync } from './resolve-path';
 
 /** What the runner hides or freezes inside the sandbox, as resolved host paths. */
 export interface Masks {
@@ -22,11 +22,6 @@ export class MaskScanLimitError extends Error {
     this.name = 'MaskScanLimitError';
   }
 }
-
-const parentDir = (path: string): string => {
-  const slash = path.lastIndexOf('/');
-  return slash <= 0 ? '/' : path.slice(0, slash);
-};
 
 const kindOf = (path: string): 'dir' | 'file' | undefined => {
   try {
@@ -82,7 +77,7 @@ export function findMasks(
    */
   const freezeMissing = (path: string) => {
     let dir = path;
-    while (dir !== '/' && kindOf(dir) === undefined) dir = parentDir(dir);
+    while (dir !== '/' && kindOf(dir) === undefined) dir = parentOf(dir);
     if (dir === path || where.mountPoints.includes(dir) || dir === '/') return;
     if (kindOf(dir) === 'dir' && where.visible(dir) && where.writable(dir)) frozen.add(dir);
   };

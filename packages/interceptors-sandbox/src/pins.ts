@@ -1,9 +1,4 @@
-import { isInside } from './resolve-path';
-
-const parentOf = (path: string): string => {
-  const slash = path.lastIndexOf('/');
-  return slash <= 0 ? '/' : path.slice(0, slash);
-};
+import { isInside, parentOf } from './resolve-path';
 
 /**
  * The directories to bind onto themselves so that no protected path can be moved away: every

@@ -37,7 +37,8 @@ export class PathResolutionError extends Error {
   }
 }
 
-const parentOf = (path: string): string => {
+/** The directory holding `path` (an absolute, normalised path); `/` for `/` itself. */
+export const parentOf = (path: string): string => {
   const slash = path.lastIndexOf('/');
   return slash <= 0 ? '/' : path.slice(0, slash);
 };

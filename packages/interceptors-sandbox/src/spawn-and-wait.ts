@@ -84,22 +84,19 @@ function limitHit(
       detail: `a process was killed at the memory limit of ${limits.memoryBytes} bytes${peak ? ` (peak ${peak} bytes)` : ''}`,
     };
   }
-  if (
-    (usage !== undefined && usage.processesRefused > 0) ||
-    // Without a cgroup, RLIMIT_NPROC refuses forks; shells say so on stderr.
-    (usage === undefined && /fork: (retry: )?Resource temporarily unavailable/.test(stderr))
-  ) {
-    if (usage === undefined || usage.processesRefused === 0) {
-      return {
-        limit: 'processes',
-        value: limits.processes,
-        detail: `process creation was refused at the limit of ${limits.processes} processes (RLIMIT_NPROC)`,
-      };
-    }
+  if (usage !== undefined && usage.processesRefused > 0) {
     return {
       limit: 'processes',
       value: limits.processes,
       detail: `${usage.processesRefused} process creations were refused at the limit of ${limits.processes} processes`,
+    };
+  }
+  // Without a cgroup, RLIMIT_NPROC refuses forks; shells say so on stderr.
+  if (usage === undefined && /fork: (retry: )?Resource temporarily unavailable/.test(stderr)) {
+    return {
+      limit: 'processes',
+      value: limits.processes,
+      detail: `process creation was refused at the limit of ${limits.processes} processes (RLIMIT_NPROC)`,
     };
   }
   // A process killed by a signal exits its shell (and bubblewrap) with 128 + the signal; a shell

@@ -1,6 +1,5 @@
 import type { NarrowableSandbox, SandboxNarrowing } from '@dsh-tools/protocol';
-import type { Policy } from './policy';
-import { isFamily } from './policy';
+import { isFamily, type Policy } from './policy';
 import { patternsOf } from './policy-index';
 
 /**
