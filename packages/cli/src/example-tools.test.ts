@@ -8,6 +8,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { permissionInterceptor } from '@dsh-tools/interceptors-permission';
 import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +43,29 @@ describe('example tools', () => {
     expect(text(await call('read_file', { path: 'a.txt' }))).toBe('one\ntwo\nthree');
     expect(text(await call('read_file', { path: 'a.txt', offset: 1, limit: 1 }))).toBe('two');
     expect(text(await call('read_file', { path: join(root, 'a.txt') }))).toBe('one\ntwo\nthree');
+  });
+
+  it('list_dir under a permission policy leaves out what its Read denies cover, without asking', async () => {
+    writeFileSync(join(root, '.env'), 'TOKEN=1');
+    mkdirSync(join(root, 'secrets'));
+    symlinkSync(join(root, '.env'), join(root, 'env-link'));
+    const asked: string[] = [];
+    const r = registry();
+    r.use(
+      permissionInterceptor({
+        cwd: root,
+        rules: { allow: ['list_dir'], deny: ['Read(./.env)', 'Read(./secrets/**)'] },
+        approve: (request) => {
+          asked.push(request.reason);
+          return { kind: 'deny', reason: 'no' };
+        },
+      }),
+    );
+    const listed = await r.execute({ callId: 'l', name: 'list_dir', arguments: { path: '.' } });
+    expect(text(listed)).toBe('a.txt\nsub/');
+    expect(asked).toEqual([]);
+    // Without the policy the names are there: the exclusion is what hides them.
+    expect(text(await call('list_dir', {}))).toBe('.env\na.txt\nenv-link@\nsecrets/\nsub/');
   });
 
   it('list_dir lists sorted entries, directories marked', async () => {

@@ -146,12 +146,17 @@ export function createExampleTools(options: ExampleToolsOptions): ToolDefinition
       },
       additionalProperties: false,
     },
-    hints: readHints,
+    // It lists a directory's names: what a policy excludes (`exec.exclude`) is left out, so a
+    // permission rule denying `.env` need not ask about listing the directory that holds it.
+    hints: { ...readHints, paths: [{ arg: 'path', access: 'read', honoursExclude: true }] },
     source,
-    async execute({ path = '.' }) {
+    async execute({ path = '.' }, exec) {
       try {
         const real = await confine('list_dir', root, path);
-        const entries = await readdir(real, { withFileTypes: true });
+        const exclude = exec.exclude;
+        const entries = (await readdir(real, { withFileTypes: true })).filter(
+          (e) => exclude === undefined || !exclude.covers(join(real, e.name)),
+        );
         entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         const lines = entries
           .slice(0, MAX_ENTRIES)

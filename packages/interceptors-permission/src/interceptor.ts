@@ -6,6 +6,7 @@ import {
 } from '@dsh-tools/protocol';
 import { decide } from './decide/decide';
 import { checkExamples } from './decide/examples';
+import { honoursExclude, joinExclusions, readExclusion } from './decide/exclusion';
 import { narrowableSandbox, sandboxNarrowing } from './decide/narrowing';
 import { checkMode, readOptions } from './decide/options';
 import { createAskPerson, denialMessage } from './grants/approval';
@@ -105,11 +106,14 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
     // One policy, two enforcement points: with a sandbox on the call, this policy's path denies and
     // network rules also narrow the sandbox every process of the call runs in, so a command the
     // analysis misread (or a person allowed) still cannot reach what the rules deny.
+    // A directory reader that leaves out what the call's exclusion covers gets the deny rules as
+    // one (that is why its directory was not asked about).
+    const exclusion = honoursExclude(exec.tool) ? readExclusion(policy, exec) : undefined;
     const sandbox = narrowableSandbox(exec);
-    if (sandbox === undefined) return next();
-    let narrowed: NarrowableSandbox;
+    if (sandbox === undefined && exclusion === undefined) return next();
+    let narrowed: NarrowableSandbox | undefined;
     try {
-      narrowed = sandbox.narrow(sandboxNarrowing(policy));
+      narrowed = sandbox?.narrow(sandboxNarrowing(policy));
     } catch (error) {
       return errorResult(
         exec.callId,
@@ -117,7 +121,11 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
         `Permission denied for tool ${JSON.stringify(exec.name)}: the sandbox cannot enforce the permission rules (${message(error)}), so the call is denied (fail closed). Write the rule's path with *, ? and ** only.`,
       );
     }
-    return next({ ...exec, sandbox: narrowed } as InterceptedExecution);
+    return next({
+      ...exec,
+      ...(narrowed !== undefined && { sandbox: narrowed }),
+      ...(exclusion !== undefined && { exclude: joinExclusions(exec.exclude, exclusion) }),
+    } as InterceptedExecution);
   };
 
   return Object.defineProperties(interceptor, {

@@ -7,12 +7,14 @@ import {
   type InterceptedExecution,
   type Interceptor,
   isContentBlock,
+  type PathExclusion,
   type ToolArgs,
   type ToolDefinition,
   ToolError,
   ToolErrorCode,
   type ToolExecutionResult,
   type ToolHints,
+  type ToolPathHint,
   type ToolRegistryLike,
   type ToolSchema,
   type ToolView,
@@ -98,5 +100,15 @@ describe('protocol types', () => {
       Promise<ToolExecutionResult>
     >();
     expectTypeOf<ToolRegistryLike['schemas']>().returns.toEqualTypeOf<readonly ToolSchema[]>();
+  });
+  it('a body reads the exclusion a policy attached, and a reader hint may promise to honour it', () => {
+    const body: ToolDefinition['execute'] = (_args, exec) => {
+      expectTypeOf(exec.exclude).toEqualTypeOf<PathExclusion | undefined>();
+      expectTypeOf(exec.exclude!.covers).toEqualTypeOf<(path: string) => boolean>();
+      expectTypeOf(exec.exclude!.globs).toEqualTypeOf<readonly string[]>();
+      return [];
+    };
+    void body;
+    expectTypeOf<ToolPathHint['honoursExclude']>().toEqualTypeOf<boolean | undefined>();
   });
 });

@@ -29,6 +29,7 @@ export type {
   InterceptorNext,
   JsonSchema,
   ObjectJsonSchema,
+  PathExclusion,
   ToolArgs,
   ToolChangeEvent,
   ToolDefinition,

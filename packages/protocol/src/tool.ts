@@ -36,6 +36,36 @@ export interface ToolPathHint {
    */
   readonly arg: string;
   readonly access: 'read' | 'write';
+  /**
+   * A reader only: given a directory here, the tool reads (or lists) what is inside it, and it
+   * leaves out every path the call's {@link PathExclusion} (`exec.exclude`) covers. A policy may
+   * then exclude what it protects inside that directory instead of asking about the whole of it.
+   * Declare it only when the body calls `exec.exclude?.covers(path)` for every entry it reads.
+   */
+  readonly honoursExclude?: boolean;
+}
+
+/**
+ * Paths a policy takes out of what a directory-reading tool body reads for one call (the
+ * permission interceptor puts its `Read` deny rules here for tools whose path hint says
+ * `honoursExclude`). Attached as `exec.exclude`; a later policy may only add to it.
+ */
+export interface PathExclusion {
+  /**
+   * Whether the body must leave `path` out: not read it, not list its name, not descend into it.
+   * `path` is absolute (a relative one counts from the policy's working directory); the check
+   * covers the path as written and with its symlinks resolved, so a link to a covered file is
+   * covered too. A directory is covered when everything inside it is.
+   */
+  covers(path: string): boolean;
+  /**
+   * The same as absolute globs (`*`, `?`, `**`; a glob also covers what is inside a directory it
+   * matches), for a body that hands them to a program (`rg --glob '!…'`). `covers` is the check;
+   * these may be wider, never narrower.
+   */
+  readonly globs: readonly string[];
+  /** Who excludes and why, for messages: `permission rules`. */
+  readonly by?: string;
 }
 
 /**
@@ -85,8 +115,10 @@ export interface ToolView extends ToolSchema {
  * ToolExecutionExtensions { sandbox?: SandboxRunner } }`). The registry passes extension fields
  * through unchanged: they are not validated as arguments, not copied and not frozen.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging
-export interface ToolExecutionExtensions {}
+export interface ToolExecutionExtensions {
+  /** What a policy leaves out of a directory reader's work for this call; see {@link PathExclusion}. */
+  readonly exclude?: PathExclusion;
+}
 
 /** A request to run one tool. */
 export interface ToolExecution<Args = ToolArgs> extends ToolExecutionExtensions {

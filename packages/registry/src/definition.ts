@@ -153,13 +153,26 @@ export const readDefinition = (
       fail(`hint "paths" must be an array of { arg, access } (got ${kindOf(h.paths)}).`);
     const paths = snapshot('hint "paths"', () =>
       Array.from(h.paths as unknown[], (p) =>
-        isRecord(p) ? { arg: p.arg, access: p.access } : undefined,
+        isRecord(p)
+          ? {
+              arg: p.arg,
+              access: p.access,
+              ...(p.honoursExclude !== undefined && { honoursExclude: p.honoursExclude }),
+            }
+          : undefined,
       ),
     );
     paths.forEach((p, i) => {
       if (!p || typeof p.arg !== 'string' || (p.access !== 'read' && p.access !== 'write')) {
         fail(`hint "paths"[${i}] must be { arg: string, access: "read" | "write" }.`);
       }
+      const honours = p?.honoursExclude;
+      if (honours !== undefined && typeof honours !== 'boolean')
+        fail(`hint "paths"[${i}].honoursExclude must be a boolean (got ${kindOf(honours)}).`);
+      if (honours === true && p?.access !== 'read')
+        fail(
+          `hint "paths"[${i}].honoursExclude is for readers: a tool that writes "${p?.arg}" cannot leave excluded paths out. Remove it or make the access "read".`,
+        );
       Object.freeze(p);
     });
     h.paths = Object.freeze(paths);

@@ -69,6 +69,16 @@ describe('register', () => {
     ],
     ['a bad concurrency hint', { hints: { concurrencySafe: 1 } }, /hint "concurrencySafe"/],
     ['bad paths', { hints: { paths: [{ arg: 'p', access: 'rw' }] } }, /hint "paths"\[0\]/],
+    [
+      'a non-boolean honoursExclude',
+      { hints: { paths: [{ arg: 'p', access: 'read', honoursExclude: 'yes' }] } },
+      /hint "paths"\[0\]\.honoursExclude must be a boolean \(got string\)/,
+    ],
+    [
+      'honoursExclude on a writer',
+      { hints: { paths: [{ arg: 'p', access: 'write', honoursExclude: true }] } },
+      /honoursExclude is for readers: a tool that writes "p"/,
+    ],
     ['a negative timeout', { timeoutMs: -1 }, /"timeoutMs" must be a number/],
     [
       'a non-Standard validator',
@@ -90,6 +100,24 @@ describe('register', () => {
     for (const bad of [null, undefined, 'read_file', 3, []]) {
       expect(() => registry.register(bad as never)).toThrow(/a tool definition must be an object/);
     }
+  });
+
+  it("shows interceptors a reader's honoursExclude on its path hint, and only the known keys", async () => {
+    const registry = createToolRegistry();
+    registry.register(
+      readFile({
+        hints: {
+          paths: [{ arg: 'path', access: 'read', honoursExclude: true, extra: 1 } as never],
+        },
+      }),
+    );
+    let seen: unknown;
+    registry.use((exec, next) => {
+      seen = exec.tool.hints.paths;
+      return next();
+    });
+    await registry.execute({ callId: 'c', name: 'read_file', arguments: { path: 'a' } });
+    expect(seen).toEqual([{ arg: 'path', access: 'read', honoursExclude: true }]);
   });
 
   it('accepts an MCP tool without a description', () => {

@@ -116,8 +116,12 @@ export function protectedGlob(
   segments: readonly string[],
   subject: string,
   note: string,
+  excluded = false,
 ): Part | undefined {
   for (const rule of policyIndex(trail.policy).paths[access].guard) {
+    // A reader that leaves out what deny rules cover (its call carries them as `exec.exclude`)
+    // needs no question for them; an ask rule still asks, as excluding would answer it silently.
+    if (excluded && rule.behavior === 'deny') continue;
     const hit = patternsOf(rule, trail.policy.home).some((p) =>
       globsMayIntersect(segments, p.segments),
     );
@@ -299,10 +303,18 @@ export function pathParts(
       const family = judgePath(trail, hint.access, path, subject, true);
       let part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
       // A directory given to a reader may be read with everything inside it (a search tool): the
-      // paths rules protect inside it make it ask, as the tool cannot be told to leave them out.
+      // paths rules protect inside it make it ask, unless the tool leaves out what the call's
+      // exclusion covers (its hint says `honoursExclude`), which then carries the deny rules.
       if (hint.access === 'read' && part.severity !== 'deny' && isDirectory(path.real)) {
         const segments = [...path.real.split('/').filter((s) => s !== ''), '**'];
-        const inside = protectedGlob(trail, 'read', segments, subject, `directory ${value}`);
+        const inside = protectedGlob(
+          trail,
+          'read',
+          segments,
+          subject,
+          `directory ${value}`,
+          hint.honoursExclude === true,
+        );
         if (inside && RANK[inside.severity] > RANK[part.severity])
           part = {
             ...inside,
