@@ -67,12 +67,12 @@ export interface Host {
 let calls = 0;
 
 /** Boots `name`'s tools service beside the system-prompt service and the agent registry. */
-export async function boot(name: HostName): Promise<Host> {
+export async function boot(name: HostName, config: Record<string, unknown> = {}): Promise<Host> {
   const root = new Context();
   await root.plugin(SystemPrompt, {});
   await root.plugin(AgentRegistry);
-  if (name === 'upstream') await root.plugin(ToolRuntime, {});
-  else await root.plugin(ToolRegistry, {});
+  if (name === 'upstream') await root.plugin(ToolRuntime, config);
+  else await root.plugin(ToolRegistry, config);
   const tools = root.get('tools') as unknown as ToolsLike;
   return {
     name,

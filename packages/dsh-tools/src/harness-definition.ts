@@ -93,7 +93,9 @@ export const isHarnessDefinition = (value: unknown): value is HarnessToolDefinit
  * A lossless, detached JSON copy of a body's value, or why there is none. The copy is what gets
  * validated and rendered, so a body that keeps a reference and mutates it later changes nothing.
  */
-const copyJson = (value: unknown): { readonly json: unknown } | { readonly problem: string } => {
+export const copyJson = (
+  value: unknown,
+): { readonly json: unknown } | { readonly problem: string } => {
   if (value === undefined) return { problem: 'undefined instead of a JSON value' };
   let text: string | undefined;
   try {

@@ -10,6 +10,9 @@ import {
   type ToolExecutionResult,
   type ToolSchema,
 } from '@dsh-tools/protocol';
+import { RUN_CODE_NAME } from './code-mode';
+import { codeOnlyMessage, modeFor } from './code-mode-presentation';
+import type { ToolSdkSchema } from './code-mode-sdk';
 import {
   createHarnessCall,
   HARNESS_CALL,
@@ -24,8 +27,7 @@ import type { ListenerAdapter } from './listener-adapter';
 import type { ToolRestriction } from './scope-layers';
 import { isRecord } from './values';
 
-/** How the model is shown the tools (the harness's `mode`): only `native` is implemented here. */
-export type ToolPresentationMode = 'native' | 'code' | 'both';
+export type { ToolPresentationMode } from './code-mode-presentation';
 
 /**
  * Runs one call on the layer that holds the tool its agent sees (an agent that cannot see the
@@ -50,7 +52,20 @@ export function runCall(
     // Malformed or hostile: the registry answers it with a result, as it answers any.
     return layers.global.execute(exec);
   }
-  const scoped = layers.scoped() && typeof name === 'string';
+  let scoped = layers.scoped() && typeof name === 'string';
+  const { presentation } = adapter;
+  if (presentation.installed && typeof name === 'string' && typeof exec.callId === 'string') {
+    // Code Mode: `run_code` is there for the agents that present in code, whatever their
+    // restrictions; under `code`, it is the only tool a model may call directly (the program's
+    // calls carry their `run_code` call as parent).
+    const mode = modeFor(presentation, agent);
+    if (name === RUN_CODE_NAME) {
+      if (mode === 'native') return Promise.resolve(refuseUnseen(adapter, exec, name, agent, call));
+      scoped = false;
+    } else if (mode === 'code' && call?.parent === undefined) {
+      return Promise.resolve(refuseUnseen(adapter, exec, name, agent, call, codeOnlyMessage(name)));
+    }
+  }
   const visible = scoped ? layers.resolve(name as string, agent) : undefined;
   if (scoped && visible === undefined && typeof exec.callId === 'string') {
     return Promise.resolve(refuseUnseen(adapter, exec, name as string, agent, call));
@@ -88,13 +103,15 @@ function refuseUnseen(
   name: string,
   agent: unknown,
   call: HarnessCall | undefined,
+  message?: string,
 ): HarnessShapedResult {
-  const names = [...adapter.layers.visible(agent).keys()];
+  const names = visibleNames(adapter, agent);
   const shown = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
   const result = errorResult(
     exec.callId,
     'UNKNOWN_TOOL',
-    `Unknown tool "${name}": no tool of that name is available to this agent (${names.length === 0 ? 'it has none' : `its tools: ${shown}`}). Call one of the tools you were given.`,
+    message ??
+      `Unknown tool "${name}": no tool of that name is available to this agent (${names.length === 0 ? 'it has none' : `its tools: ${shown}`}). Call one of the tools you were given.`,
   );
   Object.freeze(result.content);
   Object.freeze(result.error);
@@ -141,7 +158,9 @@ export async function runTurn(
         ? exec
         : ({ ...exec, [HARNESS_CALL]: call } as ToolExecution);
     });
-    unscoped = !layers.scoped() || execs.every((e) => scopeChain(e.agent).length === 0);
+    unscoped =
+      !adapter.presentation.installed &&
+      (!layers.scoped() || execs.every((e) => scopeChain(e.agent).length === 0));
   } catch {
     // Malformed or hostile: the registry answers each call with a result, as it answers any.
     return runAll(execs);
@@ -161,13 +180,52 @@ export async function runTurn(
 
 /** The schemas an agent's model sees (global view without a scope), in the harness's order. */
 export function schemasFor(adapter: ListenerAdapter, scope: unknown): readonly ToolSchema[] {
-  const { layers } = adapter;
-  if (scope === undefined || !layers.scoped()) return layers.global.schemas();
-  return [...layers.visible(scope).values()].map(({ definition }) => ({
-    name: definition.name,
-    description: definition.description,
-    parameters: definition.parameters,
-  }));
+  const { layers, presentation } = adapter;
+  const all =
+    scope === undefined || !layers.scoped()
+      ? layers.global.schemas()
+      : [...layers.visible(scope).values()].map(({ definition }) => ({
+          name: definition.name,
+          description: definition.description,
+          parameters: definition.parameters,
+        }));
+  // `run_code` is a presentation, not a tool of the agent's: listed only where it is presented.
+  if (!presentation.installed) return all;
+  const own = all.filter((schema) => schema.name !== RUN_CODE_NAME);
+  const runCode = layers.global.schemas().find((schema) => schema.name === RUN_CODE_NAME);
+  return modeFor(presentation, scope) === 'native' || runCode === undefined
+    ? own
+    : [...own, runCode];
+}
+
+/** The names of the tools an agent may call, `run_code` where it is presented. */
+const visibleNames = (adapter: ListenerAdapter, agent: unknown): string[] =>
+  adapter.presentation.installed
+    ? schemasFor(adapter, agent).map((schema) => schema.name)
+    : [...adapter.layers.visible(agent).keys()];
+
+/** The native schemas of one agent, `run_code` left out (for the prompt feed and bindings). */
+export function nativeSchemasFor(adapter: ListenerAdapter, scope: unknown): readonly ToolSchema[] {
+  const all = schemasFor(adapter, scope);
+  return adapter.presentation.installed ? all.filter((s) => s.name !== RUN_CODE_NAME) : all;
+}
+
+/** The `run_code` schema, once registered. */
+export const runCodeSchema = (adapter: ListenerAdapter): ToolSchema | undefined =>
+  adapter.layers.global.schemas().find((schema) => schema.name === RUN_CODE_NAME);
+
+/**
+ * What the SDK declares for one agent: each tool it sees (`run_code` aside) with the JSON value a
+ * call resolves to: a harness tool's `output.schema`, our `outputSchema`, else its text.
+ */
+export function sdkSchemasFor(adapter: ListenerAdapter, scope: unknown): ToolSdkSchema[] {
+  return nativeSchemasFor(adapter, scope).map((schema) => {
+    const definition = adapter.layers.resolve(schema.name, scope)?.definition as
+      | { output?: { schema?: unknown }; outputSchema?: unknown }
+      | undefined;
+    const output = definition?.output?.schema ?? definition?.outputSchema ?? { type: 'string' };
+    return { ...schema, output };
+  });
 }
 
 /**
@@ -177,7 +235,9 @@ export function schemasFor(adapter: ListenerAdapter, scope: unknown): readonly T
 export function knownNamesFor(adapter: ListenerAdapter, scope: unknown): string[] | undefined {
   const { layers } = adapter;
   if (typeof scope !== 'object' || scope === null || !layers.scoped()) return undefined;
-  return [...new Set([...layers.inherited(scope), ...layers.visible(scope).keys()])];
+  const names = new Set([...layers.inherited(scope), ...layers.visible(scope).keys()]);
+  names.delete(RUN_CODE_NAME);
+  return [...names];
 }
 
 /** The harness's `executionMode(exec)`: parallel only for a visible tool that says it is safe. */
@@ -205,6 +265,11 @@ export function checkRestriction(
   }
   const { allow = [], deny = [] } = filter as ToolRestriction;
   const names = [...allow, ...deny];
+  if (names.includes(RUN_CODE_NAME)) {
+    throw new Error(
+      `ctx.tools.restrict() cannot name "${RUN_CODE_NAME}": it is Code Mode's transport, present wherever the agent presents in code. Restrict the tools a program calls instead.`,
+    );
+  }
   const known = adapter.layers.inherited(scope);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
@@ -212,17 +277,4 @@ export function checkRestriction(
       `ctx.tools.restrict() names ${unknown.length > 1 ? 'tools' : 'a tool'} this agent does not inherit: ${unknown.map((n) => JSON.stringify(n)).join(', ')}; known: ${[...known].sort().join(', ') || '(none)'}. Restrict only inherited tools (a tool this agent registers itself stays visible to it).`,
     );
   }
-}
-
-/**
- * The error of a presentation this package does not implement. The harness's Code Mode needs a
- * code runtime; without one it fails at the first prompt assembly, and so does this service, with
- * or without one, rather than silently presenting natively.
- */
-export function unsupportedMode(mode: ToolPresentationMode, runtime: unknown): Error {
-  return new Error(
-    runtime === undefined
-      ? `dsh-tools: mode "${mode}" requires a code runtime — load a ctx.codeRuntime implementation (e.g. @deepseek-ai/dsh-code-runtime-worker-thread) or set tools mode to "native"`
-      : `dsh-tools: mode "${mode}" (Code Mode) is not implemented by dsh-tools' tools service yet; set tools mode to "native", or use @deepseek-ai/dsh-tools for Code Mode agents.`,
-  );
 }

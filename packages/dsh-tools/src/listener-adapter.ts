@@ -1,5 +1,6 @@
 import { Context, type Hook } from '@deepseek-ai/cordis';
 import type {
+  ContentBlock,
   InterceptedExecution,
   Interceptor,
   ToolChangeEvent,
@@ -10,6 +11,8 @@ import {
   type ToolRegistry as StandaloneToolRegistry,
 } from '@dsh-tools/registry';
 import type { ChainEntry } from '@dsh-tools/waterfall';
+import type { CodeDispatchLog } from './code-mode';
+import { createPresentation, type Presentation } from './code-mode-presentation';
 import { listenerTable } from './cordis-listeners';
 import { HARNESS_CALL, type HarnessCall, harnessCallOf, shapeResult } from './harness-call';
 import type { ApprovalServiceLike } from './harness-contract';
@@ -57,6 +60,14 @@ export interface ListenerAdapter {
    * (`tools/post-execute`).
    */
   needsHarnessCall(name: unknown, agent: unknown): boolean;
+  /** How each agent's model is shown the tools (Code Mode). */
+  readonly presentation: Presentation;
+  /**
+   * The content a Code Mode sub-call's log event carries: the `tools/code-dispatch-log`
+   * listeners' (of the calling agent's scope), outermost first; one that throws or returns
+   * something else leaves the content as it was (the log entry is never lost).
+   */
+  shapeDispatchLog(dispatch: CodeDispatchLog): Promise<readonly ContentBlock[]>;
 }
 
 /**
@@ -81,6 +92,7 @@ const CHANGE = 'tools/change';
 const DISPATCH = 'internal/dispatch';
 
 const SYSTEM_PROMPT_CHANGE = 'system-prompt/change';
+const DISPATCH_LOG = 'tools/code-dispatch-log';
 const NO_CHAIN: readonly ChainEntry<never, unknown>[] = Object.freeze([]);
 const NO_GUARDS: readonly GuardEntry[] = Object.freeze([]);
 /** What a restriction changes: no tool was added or removed, but what an agent sees was. */
@@ -124,7 +136,11 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  * compares it with the registry's copy when a call starts. Each copy is also an effect of its
  * listener's own fiber, so it goes with its plugin even before the next call notices.
  */
-export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig): ListenerAdapter {
+export function createListenerAdapter(
+  ctx: Context,
+  config: ToolRegistryConfig,
+  presentation: Presentation = createPresentation(),
+): ListenerAdapter {
   const logger = ctx.logger('tools');
   const onError =
     config.onError ??
@@ -340,6 +356,30 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     if (definition !== undefined && harnessTools.has(definition)) return true;
     return listeners(POST_EXECUTE).length > 0;
   };
+  const shapeDispatchLog = async (dispatch: CodeDispatchLog): Promise<readonly ContentBlock[]> => {
+    const original = dispatch.content;
+    const hooks = listeners(DISPATCH_LOG).filter(
+      (hook) => visible(hook) && covers(scopeKeyOf(hook.ctx), dispatch.agent),
+    );
+    const step = async (i: number): Promise<readonly ContentBlock[]> => {
+      const hook = hooks[i];
+      if (hook === undefined) return original;
+      try {
+        const content: unknown = await hook.callback(dispatch, () => step(i + 1));
+        if (Array.isArray(content)) return content as ContentBlock[];
+        throw new TypeError('a tools/code-dispatch-log listener must return content blocks');
+      } catch (error) {
+        report(error, {
+          kind: 'observer',
+          tool: dispatch.name,
+          callId: dispatch.subCallId,
+          listener: hook.ctx.fiber.name,
+        });
+        return original;
+      }
+    };
+    return step(0);
+  };
   return {
     registry,
     layers,
@@ -349,5 +389,7 @@ export function createListenerAdapter(ctx: Context, config: ToolRegistryConfig):
     harnessTools,
     running,
     needsHarnessCall,
+    presentation,
+    shapeDispatchLog,
   };
 }

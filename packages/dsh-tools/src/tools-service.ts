@@ -15,6 +15,8 @@ import {
   type InterceptorOptions,
   type ToolRegistry as StandaloneToolRegistry,
 } from '@dsh-tools/registry';
+import { assertNotReserved, createPresentation } from './code-mode-presentation';
+import { type CodeMode, createCodeMode } from './code-mode-service';
 import type {
   HarnessToolDefinition,
   PostToolDecision,
@@ -35,19 +37,16 @@ import {
 import { scopeKeyOf } from './harness-scope';
 import {
   checkRestriction,
-  knownNamesFor,
   modeOf,
   runCall,
   runTurn,
   schemasFor,
   type ToolPresentationMode,
-  unsupportedMode,
 } from './harness-service';
 import { nameLabel } from './label';
 import { createListenerAdapter, type ListenerAdapter } from './listener-adapter';
 import type { ToolRestriction } from './scope-layers';
 import type { SystemPromptLike, ToolRegistryConfig } from './types';
-import { isRecord } from './values';
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -121,19 +120,20 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
   private readonly adapter: ListenerAdapter;
   /** Which plugin registered each tool, per layer, for the message of a duplicate. */
   private readonly owners: WeakMap<object, Map<string, { readonly plugin: string }>>;
-  /** The presentation each agent scope declared with `presentAs`. */
-  private readonly modes: Map<object, ToolPresentationMode>;
+  /** How each agent's model is shown the tools, and Code Mode's transport. */
+  private readonly codeMode: CodeMode;
 
   constructor(ctx: Context, config: ToolRegistryConfig = {}) {
     super(ctx, 'tools');
-    const { schedulerKey, mode = 'native', ...options } = config;
-    const adapter = createListenerAdapter(ctx, options);
+    const { schedulerKey, mode, maxParallelSubCalls, ...options } = config;
+    const adapter = createListenerAdapter(ctx, options, createPresentation(mode));
     this.adapter = adapter;
     this.owners = new WeakMap();
-    const modes = new Map<object, ToolPresentationMode>();
-    this.modes = modes;
     const scheduler = createScheduler({ run: (exec) => runCall(adapter, exec) });
     this[TOOL_RUNTIME_SCHEDULER] = scheduler;
+    const codeMode = createCodeMode(ctx, adapter, scheduler, maxParallelSubCalls);
+    this.codeMode = codeMode;
+    if (adapter.presentation.defaultMode !== 'native') codeMode.install();
     // `@deepseek-ai/dsh-tools` installed beside this package: its loop reads its own symbol.
     if (typeof schedulerKey === 'symbol') {
       Object.defineProperty(this, schedulerKey, { value: scheduler, enumerable: false });
@@ -144,16 +144,8 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
     // it is loaded late or replaced, and the provider is evaluated at every assembly.
     ctx.inject(['systemPrompt'], (inner) => {
       const systemPrompt = inner.get('systemPrompt') as SystemPromptLike | undefined;
-      systemPrompt?.tools((context) => {
-        const scope = isRecord(context) ? context.scope : undefined;
-        const shown = (isRecord(scope) && modes.get(scope)) || mode;
-        if (shown !== 'native') throw unsupportedMode(shown, inner.get('codeRuntime'));
-        const knownNames = knownNamesFor(adapter, scope);
-        return {
-          schemas: schemasFor(adapter, scope),
-          ...(knownNames !== undefined && { knownNames }),
-        };
-      });
+      systemPrompt?.tools((context) => codeMode.feed(context));
+      if (adapter.presentation.defaultMode !== 'native') codeMode.addSections(inner);
     });
   }
 
@@ -191,6 +183,7 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
           ));
         }
         const name = registered.name;
+        assertNotReserved(name, `ctx.tools.register() in plugin "${plugin}"`);
         let dispose: () => void;
         try {
           dispose = registry.register(registered);
@@ -308,11 +301,13 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
 
   /**
    * Declares how the calling agent's model is shown its tools, for as long as the calling plugin
-   * lives. `native` is what this service implements; Code Mode (`code`, `both`) fails loudly at
-   * the agent's next prompt assembly. Throws outside an agent scope or on a second declaration.
+   * lives: `native`, or Code Mode (`code`: only `run_code` and the SDK in the prompt; `both`),
+   * which needs a code runtime (`ctx.codeRuntime`) and fails loudly at the agent's next prompt
+   * assembly without one. Throws outside an agent scope or on a second declaration.
    */
   presentAs(mode: ToolPresentationMode): () => void {
-    const modes = this.modes;
+    const codeMode = this.codeMode;
+    const modes = codeMode.presentation.modes;
     const ctx = this.ctx;
     const scope = scopeKeyOf(ctx);
     if (scope === undefined) {
@@ -328,7 +323,13 @@ export class ToolRegistry extends Service implements StandaloneToolRegistry {
         );
       }
       modes.set(scope, mode);
+      let sections: (() => void) | undefined;
+      if (mode !== 'native') {
+        codeMode.install();
+        sections = codeMode.addSections(ctx);
+      }
       return () => {
+        sections?.();
         if (modes.get(scope) === mode) modes.delete(scope);
       };
     }, 'ctx.tools.presentAs()');

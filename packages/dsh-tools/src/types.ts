@@ -17,10 +17,18 @@ export interface CordisRegistryErrorInfo extends RegistryErrorInfo {
 export interface ToolRegistryConfig extends Omit<ToolRegistryOptions, 'onError'> {
   readonly onError?: (error: unknown, info: CordisRegistryErrorInfo) => void;
   /**
-   * How the model is shown the tools, as the DeepSeek Harness's `mode`: only `native` (the
-   * default) is implemented; `code` and `both` fail loudly at the first prompt assembly.
+   * How the model is shown the tools, as the DeepSeek Harness's `mode`: `native` (the default)
+   * function definitions; `code` only `run_code` and a generated TypeScript SDK in the prompt
+   * (Code Mode; no other tool may be called directly); `both`. Code Mode needs a code runtime
+   * (`ctx.codeRuntime`, e.g. `@deepseek-ai/dsh-code-runtime-worker-thread`) and fails loudly at
+   * the first prompt assembly without one.
    */
   readonly mode?: 'native' | 'code' | 'both';
+  /**
+   * How many concurrency-safe tool calls of one `run_code` program may overlap (a positive
+   * integer, 10 by default; 1 runs them one at a time). Other calls always run alone.
+   */
+  readonly maxParallelSubCalls?: number;
   /**
    * Another key to expose the harness scheduler under: `TOOL_RUNTIME_SCHEDULER` of
    * `@deepseek-ai/dsh-tools` when that package stays installed beside this one (its agent loop
