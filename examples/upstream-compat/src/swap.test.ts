@@ -108,7 +108,7 @@ describe('dsh-tools/harness, the runtime a stand-in for @deepseek-ai/dsh-tools s
     }
   };
 
-  it('converts every spec to the same JSON Schema, key for key, or refuses it as the harness does', () => {
+  it('converts every spec to the same JSON Schema, key for key, or refuses it as the harness does, and declares it as the same TypeScript', () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`fast-check seed ${seed}`);
     fc.assert(
@@ -120,6 +120,14 @@ describe('dsh-tools/harness, the runtime a stand-in for @deepseek-ai/dsh-tools s
         expect(outcome(() => harness.parameterSchemaSpecToJsonSchema(params))).toBe(
           outcome(() => upstream.parameterSchemaSpecToJsonSchema(params as never)),
         );
+        // Code Mode declares each schema it accepts as the same TypeScript type.
+        let schema: unknown;
+        try {
+          schema = upstream.parameterSchemaSpecToJsonSchema(params as never);
+        } catch {
+          return;
+        }
+        expect(harness.jsonSchemaToTs(schema, 1)).toBe(upstream.jsonSchemaToTs(schema, 1));
       }),
       { seed, numRuns: 300 },
     );

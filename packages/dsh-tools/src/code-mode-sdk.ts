@@ -24,9 +24,9 @@ const key = (name: string): string => (IDENTIFIER.test(name) ? name : JSON.strin
 
 /** A description as a one-line doc comment that cannot close itself early. */
 const doc = (description: unknown, indent: number): string[] => {
-  if (typeof description !== 'string') return [];
+  if (typeof description !== 'string' || description === '') return [];
   const line = description.replace(/\s+/g, ' ').trim();
-  return line === '' ? [] : [`${pad(indent)}/** ${line.replaceAll('*/', '*\\/')} */`];
+  return [`${pad(indent)}/** ${line.replaceAll('*/', '*\\/')} */`];
 };
 
 const literal = (value: unknown): string | undefined =>
@@ -38,11 +38,10 @@ const literal = (value: unknown): string | undefined =>
     : undefined;
 
 const union = (parts: readonly string[]): string =>
-  parts.length === 0 ? 'never' : [...new Set(parts)].join(' | ');
+  parts.length === 0 ? 'never' : parts.join(' | ');
 
-/** An array's element type, parenthesized where `[]` would otherwise bind to part of it. */
-const arrayOf = (item: string): string =>
-  /[|&]/.test(item) && !item.startsWith('{') ? `(${item})[]` : `${item}[]`;
+/** An array's element type, parenthesized wherever `[]` could bind to part of it. */
+const arrayOf = (item: string): string => (/[|&]/.test(item) ? `(${item})[]` : `${item}[]`);
 
 const typeFor = (type: string, schema: Record<string, unknown>, indent: number, depth: number) => {
   switch (type) {

@@ -4,6 +4,9 @@
  * under that name (see the README's "Swapping it in") needs only re-export this entry. The
  * service is `ToolRuntime` here (and the default export), under the harness's name.
  */
+
+export { CodeRunFailedError, RUN_CODE_NAME } from './code-mode';
+export { jsonSchemaToTs, renderToolsSdk } from './code-mode-sdk';
 export {
   assertObjectJsonSchema,
   assertSupportedJsonSchema,
@@ -22,6 +25,3 @@ export {
   TOOL_RUNTIME_SCHEDULER,
 } from './harness-scheduler';
 export { ToolRegistry as default, ToolRegistry as ToolRuntime } from './tools-service';
-
-/** The name of the harness's Code Mode tool; Code Mode itself is not provided here. */
-export const RUN_CODE_NAME = 'run_code';
