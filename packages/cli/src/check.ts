@@ -1,6 +1,11 @@
 import { compileMatcher } from '@dsh-tools/interceptors-hooks';
 import type { PermissionDecision, PermissionInterceptor } from '@dsh-tools/interceptors-permission';
-import type { DenyRule, SandboxViolationDetails } from '@dsh-tools/interceptors-sandbox';
+import type {
+  DenyRule,
+  SandboxDescription,
+  SandboxRunner,
+  SandboxViolationDetails,
+} from '@dsh-tools/interceptors-sandbox';
 import {
   type ApprovalRequest,
   errorResult,
@@ -64,6 +69,12 @@ export interface CheckReport {
   };
   /** The permission policy's own decision with its trail, when a permission section exists. */
   readonly permission?: PermissionDecision;
+  /**
+   * What every process of the call would run under, when a sandbox is configured and the call
+   * gets that far: its mode, writable places, deny globs, network and limits, with the
+   * permission rules' narrowing already applied (`narrowedBy` says so).
+   */
+  readonly sandbox?: SandboxDescription;
 }
 
 /** The PreToolUse hooks of `hooks` that select `tool`, with their place in the config. */
@@ -132,6 +143,7 @@ class CheckRecorder {
   readonly steps: CheckStep[] = [];
   effective: Readonly<Record<string, unknown>> | undefined;
   permission: PermissionDecision | undefined;
+  sandbox: SandboxDescription | undefined;
   matched: MatchedHook[] = [];
 }
 
@@ -227,6 +239,8 @@ function checkPolicies(
         let calledOn = false;
         const result = await interceptor(exec, (changed) => {
           calledOn = true;
+          const runner = changed?.sandbox as SandboxRunner | undefined;
+          if (typeof runner?.describe === 'function') recorder.sandbox = runner.describe();
           return next(changed);
         });
         const details = result.error?.details as Partial<SandboxViolationDetails> | undefined;
@@ -283,6 +297,17 @@ function checkPolicies(
         });
         if (decision.behavior === 'deny') {
           return errorResult(exec.callId, 'DENIED', decision.reason);
+        }
+        // What the real interceptor would do next: narrow the call's sandbox by the same rules.
+        const runner = exec.sandbox as SandboxRunner | undefined;
+        if (decision.enforced && typeof runner?.narrow === 'function') {
+          try {
+            recorder.sandbox = runner.narrow(decision.enforced.sandbox).describe();
+          } catch (error) {
+            const reason = `the sandbox cannot enforce the permission rules (${error instanceof Error ? error.message : String(error)}), so the call would be denied (fail closed)`;
+            recorder.steps.push({ layer: 'permission', outcome: 'vetoed', reason, rule, source });
+            return errorResult(exec.callId, 'DENIED', reason);
+          }
         }
         return next();
       };
@@ -364,6 +389,7 @@ export async function checkCall(
     steps,
     hooks: { ran: options.runHooks === true, matched: recorder.matched },
     ...(recorder.permission ? { permission: recorder.permission } : {}),
+    ...(recorder.sandbox ? { sandbox: recorder.sandbox } : {}),
   };
   return { report, gateway };
 }

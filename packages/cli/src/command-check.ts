@@ -1,3 +1,4 @@
+import type { SandboxDescription } from '@dsh-tools/interceptors-sandbox';
 import { type CheckReport, type CheckStep, checkCall } from './check';
 import { failedServersNote, load, openGateway } from './cli-gateway';
 import { cOut, out, warn } from './cli-io';
@@ -21,6 +22,27 @@ function renderStep(step: CheckStep, width: number, c: Colors): string {
     );
   }
   return lines.join('\n');
+}
+
+const MiB = 1024 * 1024;
+const size = (bytes: number) =>
+  bytes % (1024 * MiB) === 0 ? `${bytes / (1024 * MiB)} GiB` : `${Math.round(bytes / MiB)} MiB`;
+
+/** The sandbox limits the call's processes would run under, one line per kind. */
+function renderSandbox(sandbox: SandboxDescription, c: Colors): string[] {
+  const l = sandbox.limits;
+  const list = (globs: readonly string[]) => (globs.length > 0 ? globs.join(', ') : 'none');
+  return [
+    `${c.bold('sandbox')}  every process of the call runs in mode "${sandbox.mode}"${
+      sandbox.narrowedBy.length > 0 ? `, narrowed by ${sandbox.narrowedBy.join(' and ')}` : ''
+    }`,
+    `  writes     ${sandbox.writable.length > 0 ? sandbox.writable.join(', ') : 'nowhere'}`,
+    `  no read    ${list(sandbox.denyRead)}`,
+    `  no write   ${list(sandbox.denyWrite)}`,
+    `  network    ${sandbox.network ? 'allowed' : 'none'}`,
+    `  limits     ${l.processes} processes, ${size(l.memoryBytes)} memory, ${l.cpuSeconds} s CPU, ` +
+      `${size(l.fileSizeBytes)} per file, ${l.openFiles} open files, /tmp ${size(l.tmpBytes)}`,
+  ];
 }
 
 /** A check report as a person reads it. */
@@ -53,6 +75,7 @@ export function renderCheck(report: CheckReport, c: Colors): string {
           : 'every configured layer lets it through'
     }`,
   );
+  if (report.sandbox && report.verdict !== 'deny') lines.push(...renderSandbox(report.sandbox, c));
   const unrun = report.steps.find((s) => s.outcome === 'not-run');
   if (unrun && report.verdict !== 'deny') {
     lines.push(c.dim('  (unless a PreToolUse hook decides otherwise: run again with --run-hooks)'));

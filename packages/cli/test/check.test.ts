@@ -63,6 +63,15 @@ interface Report {
   hooks: { ran: boolean; matched: { path: string; command: string }[] };
   effectiveArguments?: Record<string, unknown>;
   permission?: { behavior: string; decidedBy: { kind: string } };
+  sandbox?: {
+    mode: string;
+    writable: string[];
+    denyRead: string[];
+    denyWrite: string[];
+    network: boolean;
+    limits: Record<string, number>;
+    narrowedBy: string[];
+  };
   config: string | null;
 }
 
@@ -92,6 +101,33 @@ describe('dsh-tools check', () => {
       'permission:vetoed',
     ]);
     expect(existsSync(join(dir, 'src', 'app.js'))).toBe(false);
+  });
+
+  it('shows the sandbox limits the call would run under, narrowed by the permission rules', async () => {
+    const { dir } = policyWorkspace();
+    const { report } = await check(['list_dir', '{"path":"."}'], dir);
+    expect(report?.verdict).toBe('allow');
+    const sandbox = report?.sandbox;
+    expect(sandbox?.mode).toBe('workspace-write');
+    expect(sandbox?.narrowedBy).toEqual(['permission rules']);
+    // The config's own deny glob, then the permission rules' Write deny as the sandbox's denyWrite.
+    expect(sandbox?.denyRead).toContain('**/secret.txt');
+    expect(sandbox?.denyWrite).toContain(`${dir}/src/**`);
+    // No allow rule names a network tool: the call's processes get none.
+    expect(sandbox?.network).toBe(false);
+    expect(sandbox?.limits.processes).toBeGreaterThan(0);
+    const text = await runCli(['check', 'list_dir', '{"path":"."}'], { cwd: dir });
+    expect(text.stdout).toMatch(
+      /sandbox {2}every process of the call runs in mode "workspace-write", narrowed by permission rules/,
+    );
+    expect(text.stdout).toMatch(/no write .*\/src\/\*\*/);
+    expect(text.stdout).toMatch(/network {4}none/);
+    expect(text.stdout).toMatch(/limits {5}\d+ processes/);
+    // A denied call shows no limits: it would not run.
+    const denied = await runCli(['check', 'write_file', '{"path":"src/a","content":"x"}'], {
+      cwd: dir,
+    });
+    expect(denied.stdout).not.toContain('every process of the call');
   });
 
   it('an ask rule is exit 6 and names the rule; an allowed write is exit 0 and writes nothing', async () => {

@@ -138,7 +138,16 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
     explain: {
       value: async (exec: InterceptedExecution): Promise<PermissionDecision> => {
         await ready;
-        return decide(policy, exec, mode, book.active());
+        const decision = decide(policy, exec, mode, book.active());
+        if (decision.behavior === 'deny') return decision;
+        const exclusion = honoursExclude(exec.tool) ? readExclusion(policy, exec) : undefined;
+        return {
+          ...decision,
+          enforced: {
+            sandbox: sandboxNarrowing(policy),
+            ...(exclusion !== undefined && { exclude: exclusion.globs }),
+          },
+        };
       },
     },
     listGrants: {

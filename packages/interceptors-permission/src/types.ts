@@ -1,4 +1,10 @@
-import type { Approver, InterceptedExecution, Interceptor, ToolHints } from '@dsh-tools/protocol';
+import type {
+  Approver,
+  InterceptedExecution,
+  Interceptor,
+  SandboxNarrowing,
+  ToolHints,
+} from '@dsh-tools/protocol';
 
 /**
  * How calls that no rule decides are treated. Changeable at runtime with `setMode`.
@@ -191,6 +197,16 @@ export interface PermissionDecision {
   /** Grants the decision relies on (each use is counted when the call runs). */
   readonly grants: readonly PermissionGrant[];
   readonly trail: readonly TrailEntry[];
+  /**
+   * From `explain` only, when the call is not denied: what else these rules hold it to once it
+   * runs. `sandbox` is what they take away from a sandbox on the call (applied through
+   * `exec.sandbox.narrow`, so every process of the call runs under it); `exclude` the globs a
+   * directory reader that honours `exec.exclude` leaves out.
+   */
+  readonly enforced?: {
+    readonly sandbox: SandboxNarrowing;
+    readonly exclude?: readonly string[];
+  };
 }
 
 /** The permission interceptor, with the host's controls on it. */

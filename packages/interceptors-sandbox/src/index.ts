@@ -13,6 +13,7 @@ export { type SandboxViolationDetails, sandboxInterceptor } from './sandbox-inte
 export { describeSeccomp, SECCOMP_REFUSED } from './seccomp';
 export { escapeControls } from './terminal-output';
 export type {
+  SandboxDescription,
   SandboxLimitHit,
   SandboxLimits,
   SandboxMaskScanOptions,

@@ -1,6 +1,7 @@
 import type { SandboxNarrowing } from '@dsh-tools/protocol';
 import { type ParsedGlob, parseGlob } from './glob';
 import type { SandboxConfig } from './options';
+import type { SandboxDescription } from './types';
 
 const KEYS = ['denyRead', 'denyWrite', 'network', 'by'];
 
@@ -42,5 +43,25 @@ export function narrowConfig(
     denyRead: Object.freeze([...config.denyRead, ...globs('denyRead')]),
     denyWrite: Object.freeze([...config.denyWrite, ...globs('denyWrite')]),
     network: config.network && narrowing.network !== false,
+    narrowedBy: Object.freeze([
+      ...(config.narrowedBy ?? []),
+      typeof narrowing.by === 'string' ? narrowing.by : 'a policy',
+    ]),
+  });
+}
+
+/** What a runner of this configuration runs its processes under, as {@link SandboxDescription}. */
+export function describeConfig(config: SandboxConfig): SandboxDescription {
+  return Object.freeze({
+    mode: config.mode,
+    cwd: config.cwd,
+    writable: Object.freeze(
+      config.mode === 'read-only' ? [] : config.mode === 'full-access' ? ['/'] : [...config.roots],
+    ),
+    denyRead: Object.freeze(config.denyRead.map((g) => g.source)),
+    denyWrite: Object.freeze(config.denyWrite.map((g) => g.source)),
+    network: config.network,
+    limits: Object.freeze({ ...config.limits }),
+    narrowedBy: Object.freeze([...(config.narrowedBy ?? [])]),
   });
 }

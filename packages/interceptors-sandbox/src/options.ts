@@ -89,6 +89,8 @@ export interface SandboxConfig {
   readonly scanSkip: ReadonlySet<string>;
   readonly limits: ResolvedLimits;
   readonly rawOutput: boolean;
+  /** Who narrowed this configuration (`narrow()`), outermost first. */
+  readonly narrowedBy?: readonly string[];
 }
 
 const MODES: readonly SandboxMode[] = ['read-only', 'workspace-write', 'full-access'];

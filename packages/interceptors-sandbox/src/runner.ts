@@ -6,7 +6,7 @@ import { bwrapMissingMessage, locateBwrap } from './find-bwrap';
 import { findBash } from './launcher';
 import { ulimitArgs } from './limits';
 import { findMasks, MaskScanLimitError, type Masks } from './masks';
-import { narrowConfig } from './narrow';
+import { describeConfig, narrowConfig } from './narrow';
 import { resolveSandboxOptions, type SandboxConfig } from './options';
 import { nestedRoots, pinsFor } from './pins';
 import { checkAccess, type PolicySnapshot, snapshotPolicy } from './policy';
@@ -232,7 +232,7 @@ export function createRunnerFor(config: SandboxConfig, context: RunContext): San
   };
   const narrow = (narrowing: SandboxNarrowing): SandboxRunner =>
     createRunnerFor(narrowConfig(config, narrowing, context.who), context);
-  return Object.freeze({ mode: config.mode, run, narrow });
+  return Object.freeze({ mode: config.mode, run, narrow, describe: () => describeConfig(config) });
 }
 
 /**

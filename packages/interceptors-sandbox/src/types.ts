@@ -111,6 +111,27 @@ export interface SandboxRunResult {
 }
 
 /**
+ * What every process of a runner runs under, for a person (`dsh-tools check`) or a log: the
+ * sandbox's own rules with any narrowing already applied.
+ */
+export interface SandboxDescription {
+  readonly mode: SandboxMode;
+  /** The working directory of its processes. */
+  readonly cwd: string;
+  /** Where its processes may write (empty in `read-only`; `['/']` in `full-access`). */
+  readonly writable: readonly string[];
+  /** Globs never read nor written, as written: the defaults, the options, then narrowings. */
+  readonly denyRead: readonly string[];
+  /** Globs never written, as written: the defaults, the options, then narrowings. */
+  readonly denyWrite: readonly string[];
+  readonly network: boolean;
+  /** Each resource limit of a run (see {@link SandboxLimits}). */
+  readonly limits: { readonly [K in keyof SandboxLimits]-?: number };
+  /** Who narrowed it (`permission rules`), outermost first; empty when nothing did. */
+  readonly narrowedBy: readonly string[];
+}
+
+/**
  * Runs commands confined to the sandbox's mode. Tool bodies receive one as `exec.sandbox` when a
  * {@link sandboxInterceptor} is installed; {@link requireSandbox} gets it or fails closed.
  */
@@ -122,6 +143,8 @@ export interface SandboxRunner extends NarrowableSandbox {
    * never permits more. Throws a `TypeError` for a glob the sandbox cannot enforce.
    */
   narrow(narrowing: SandboxNarrowing): SandboxRunner;
+  /** What its processes run under: roots, deny globs, network, limits, who narrowed it. */
+  describe(): SandboxDescription;
   /**
    * Runs `argv` (no shell: `['sh', '-c', line]` for one) and resolves with its outcome. Rejects
    * with a `ToolError` (`UNAVAILABLE`) when it cannot confine the command, or (`SANDBOX_VIOLATION`)

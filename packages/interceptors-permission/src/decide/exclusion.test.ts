@@ -195,4 +195,23 @@ describe('explain', () => {
     expect((await policy.explain(call('Search', { path: '.' }, HONOURS))).behavior).toBe('allow');
     expect((await policy.explain(call('Plain', { path: '.' }, PLAIN))).behavior).toBe('ask');
   });
+
+  it('says what else holds the call once it runs: the sandbox narrowing and the exclusion', async () => {
+    const { policy, root } = setup();
+    const allowed = await policy.explain(call('Search', { path: '.' }, HONOURS));
+    expect(allowed.enforced?.sandbox).toMatchObject({
+      denyRead: expect.arrayContaining([`${root}/.env`, `${root}/secrets/**`]),
+      network: false,
+      by: 'permission rules',
+    });
+    expect(allowed.enforced?.exclude).toEqual(expect.arrayContaining([`${root}/.env`]));
+    // A reader that does not honour exclusions gets the narrowing only.
+    const asked = await policy.explain(call('Plain', { path: '.' }, PLAIN));
+    expect(asked.enforced?.sandbox.network).toBe(false);
+    expect(asked.enforced?.exclude).toBeUndefined();
+    // A denied call runs under nothing: there is nothing to say.
+    expect(
+      (await policy.explain(call('Search', { path: 'secrets' }, HONOURS))).enforced,
+    ).toBeUndefined();
+  });
 });
