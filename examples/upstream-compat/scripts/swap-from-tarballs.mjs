@@ -5,7 +5,8 @@
 // real loop reading two files in parallel. Unpublished here, the @dsh-tools/* packages need
 // `file:` overrides of their own; published, the one line is all an app adds.
 //
-// Needs the packages built (`pnpm build`) and the npm registry. Exits non-zero on any failure.
+// Builds what it packs first (turbo: instant when `pnpm build` has run), so it works from a fresh
+// clone after `pnpm install`. Needs the npm registry. Exits non-zero on any failure.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,19 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'dsh-swap-'));
 const keep = process.argv.includes('--keep');
+// npm as a user runs it: without the npm_config_* settings pnpm passes to its scripts.
+const plainEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_config_')),
+);
 const run = (cmd, args, cwd) =>
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  execFileSync(cmd, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    ...(cmd === 'npm' && { env: plainEnv }),
+  });
 const RC = '0.1.0-rc.8';
+const started = Date.now();
 
 try {
   const tarballs = join(work, 'tarballs');
@@ -33,6 +44,11 @@ try {
     'interceptors-sandbox',
     'dsh-tools',
   ];
+  run(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--filter=dsh-tools...', '--output-logs=errors-only'],
+    root,
+  );
   const files = {};
   for (const dir of packages) {
     const before = new Set(readdirSync(tarballs));
@@ -42,6 +58,9 @@ try {
       run('node', ['-p', 'JSON.stringify(require("./package.json"))'], join(root, 'packages', dir)),
     );
     files[name] = `file:${join(tarballs, made)}`;
+    if (!run('tar', ['-tzf', join(tarballs, made)], tarballs).includes('package/dist/')) {
+      throw new Error(`${name} was packed without dist/: the build did not produce it`);
+    }
   }
 
   // The stand-in: one module re-exporting dsh-tools/harness, at the version the plugins' peer
@@ -67,7 +86,7 @@ try {
     join(standin, 'index.mjs'),
     "export * from 'dsh-tools/harness';\nexport { default } from 'dsh-tools/harness';\n",
   );
-  run('npm', ['pack', '--pack-destination', tarballs], standin);
+  run('npm', ['pack', '--pack-destination', tarballs, '--loglevel=error'], standin);
 
   const app = join(work, 'app');
   mkdirSync(app);
@@ -189,7 +208,7 @@ await app.fiber.dispose();
   }
   console.log(`${copies.length} install(s) of @deepseek-ai/dsh-tools, all the stand-in`);
   console.log(run('node', ['app.mjs'], app).trim());
-  console.log('swap from tarballs: ok');
+  console.log(`swap from tarballs: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 } finally {
   if (!keep) rmSync(work, { recursive: true, force: true });
   else console.log(`kept ${work}`);
