@@ -59,6 +59,17 @@ describe('adding a grant', () => {
   });
 });
 
+describe('revoking a grant', () => {
+  it('removes that grant only', async () => {
+    const policy = permissionInterceptor({ cwd: root, home });
+    const keep = await policy.addGrant({ rule: 'Bash(ls)' });
+    const gone = await policy.addGrant({ rule: 'Bash(echo:*)' });
+    expect(await policy.revokeGrant(gone.id)).toBe(true);
+    expect(await policy.listGrants()).toEqual([keep]);
+    expect(await policy.revokeGrant(gone.id)).toBe(false);
+  });
+});
+
 describe('a grant in force', () => {
   it('a stored grant with no uses left applies to nothing', async () => {
     const used = { id: 'u', rule: 'Bash(echo:*)', usesLeft: 0, origin };
