@@ -7,13 +7,17 @@ import type {
   ToolSource,
   ToolView,
 } from '@dsh-tools/protocol';
+import {
+  type Compiled,
+  checkBudget,
+  compileParameters,
+  copyJson,
+  DEFAULT_MAX_SCHEMA_BYTES,
+  SchemaRefusal,
+} from '@dsh-tools/schema';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
-import { checkBudget, DEFAULT_MAX_SCHEMA_BYTES } from './compile-schema';
 import { isRecord, kindOf, messageOf, quote, utf8Bytes } from './describe';
-import { copyJson } from './json-check';
-import { SchemaRefusal } from './schema-check';
 import type { RegisteredTool } from './types';
-import { type Compiled, compileParameters } from './validation';
 
 /** The function-name rule of the OpenAI and DeepSeek APIs; the model can call nothing else. */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

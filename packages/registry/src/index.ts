@@ -1,4 +1,4 @@
-export { type CompileSchemaOptions, compileSchema, type SchemaValidator } from './compile-schema';
+export { type CompileSchemaOptions, compileSchema, type SchemaValidator } from '@dsh-tools/schema';
 export { TOOL_NAME } from './definition';
 export { createToolRegistry } from './registry';
 export type {

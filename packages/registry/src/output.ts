@@ -6,9 +6,9 @@ import {
   ToolErrorCode,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import { copyJson } from '@dsh-tools/schema';
 import { boundOutput, DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import { isRecord, kindOf, messageOf, quote } from './describe';
-import { copyJson } from './json-check';
 
 /**
  * The content blocks and `structuredContent` of a result, copied and deep-frozen (a body that kept

@@ -8,11 +8,11 @@ import {
   type ToolExecutionResult,
   type ToolSchema,
 } from '@dsh-tools/protocol';
+import { readBudget } from '@dsh-tools/schema';
 import { createEmitter } from '@dsh-tools/waterfall';
 import { assembleResult, internalErrorResult } from './assemble-result';
 import { boundCall, callDeadline } from './bound-call';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
-import { readBudget } from './compile-schema';
 import { readDefinition, timeLimitProblem } from './definition';
 import { kindOf, quote } from './describe';
 import { executeAll } from './execute-all';

@@ -11,7 +11,7 @@ import type {
   ToolSchema,
   ToolView,
 } from '@dsh-tools/protocol';
-import type { Compiled } from './validation';
+import type { Compiled } from '@dsh-tools/schema';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {

@@ -4,10 +4,10 @@ import {
   type ToolArgs,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import { type Compiled, copyJson, freezePlain, type Violation } from '@dsh-tools/schema';
 import { messageOf, quote } from './describe';
-import { copyJson, freezePlain, type Violation } from './json-check';
+import { type ArgsCheck, runStandardSchema } from './standard-schema';
 import type { Checked, RegisteredTool, Report } from './types';
-import { type ArgsCheck, type Compiled, runStandardSchema } from './validation';
 
 const formatViolations = (violations: readonly Violation[], more: number): string => {
   const parts = violations.map((v) =>

@@ -1,10 +1,10 @@
 import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { offThread } from './compile-parameters';
 import { type CompileJob, checkForCompile, compileJob } from './compile-schema';
 import { compileInWorker, stopCompileWorker } from './compile-worker';
 import { compileSchema } from './index';
-import { offThread } from './validation';
 
 /**
  * Differential fuzzing: generated JSON Schema 2020-12 schemas and values, validated by the

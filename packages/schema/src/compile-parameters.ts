@@ -1,18 +1,18 @@
-import type { ObjectJsonSchema, ToolInputValidator } from '@dsh-tools/protocol';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { type CompileJob, checkForCompile, compileChecked, compileJob } from './compile-schema';
 import { compileInWorker } from './compile-worker';
 import { kindOf, messageOf } from './describe';
-import { MAX_VIOLATIONS, pointerSegment, unescapeSegment, type Violation } from './json-check';
+import {
+  type JsonProblems,
+  MAX_VIOLATIONS,
+  pointerSegment,
+  unescapeSegment,
+  type Violation,
+} from './json-check';
 import { SchemaRefusal } from './schema-check';
 
-/** The outcome of validating arguments: the value to run with, or every problem found. */
-export type ArgsCheck =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly violations: readonly Violation[]; readonly more: number };
-
 /** What failed validation reports: every problem found (at most 20) and how many more there were. */
-export type ArgsFailure = Extract<ArgsCheck, { readonly ok: false }>;
+export type ArgsFailure = JsonProblems;
 
 /**
  * A compiled `parameters` schema: `undefined` when the arguments are valid (they then run as
@@ -99,7 +99,7 @@ const remember = (key: string, compiled: Compiled): void => {
  * `SchemaRefusal` naming the path in the schema and what to do when the schema cannot be
  * enforced (see `compileChecked`). `json` is the schema's JSON text, the cache key.
  */
-export const compileParameters = (schema: ObjectJsonSchema, json: string): Compiled => {
+export const compileParameters = (schema: object, json: string): Compiled => {
   const found = live.get(json)?.deref();
   if (found) {
     remember(json, found);
@@ -180,30 +180,4 @@ const fromAjv = (error: ErrorObject, args: unknown): Violation => {
     default:
       return { path: at, message: error.message ?? `does not satisfy "${error.keyword}"` };
   }
-};
-
-/**
- * Runs a Standard Schema validator (zod, valibot, arktype, …). Its output value, which may be
- * transformed (defaults filled in, strings coerced), is what interceptors and the body receive.
- */
-export const runStandardSchema = async (
-  validator: ToolInputValidator<unknown>,
-  args: unknown,
-): Promise<ArgsCheck> => {
-  let outcome = validator['~standard'].validate(args);
-  if (outcome instanceof Promise) outcome = await outcome;
-  if (!outcome.issues) return { ok: true, value: outcome.value };
-  const issues = Array.from(outcome.issues);
-  const violations = issues.slice(0, MAX_VIOLATIONS).map(
-    (issue): Violation => ({
-      path: (issue.path ?? [])
-        .map((segment) => {
-          const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
-          return `/${pointerSegment(typeof key === 'symbol' ? key.toString() : (key as string | number))}`;
-        })
-        .join(''),
-      message: String(issue.message),
-    }),
-  );
-  return { ok: false, violations, more: Math.max(0, issues.length - MAX_VIOLATIONS) };
 };

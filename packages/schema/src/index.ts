@@ -1,0 +1,29 @@
+export {
+  type ArgsFailure,
+  type Compiled,
+  type CompiledSchema,
+  compileParameters,
+  offThread,
+} from './compile-parameters';
+export {
+  type CompileSchemaOptions,
+  checkBudget,
+  compileSchema,
+  DEFAULT_MAX_SCHEMA_BYTES,
+  readBudget,
+  type SchemaValidator,
+  SYNC_PATTERNS,
+} from './compile-schema';
+export { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
+export {
+  copyJson,
+  freezePlain,
+  type JsonCopy,
+  type JsonProblems,
+  MAX_DEPTH,
+  MAX_VIOLATIONS,
+  pointerSegment,
+  type Violation,
+} from './json-check';
+export { SchemaRefusal } from './schema-check';
+export { type LinearPattern, linearPattern, PatternRefusal } from './schema-regex';
