@@ -1,0 +1,130 @@
+/**
+ * A run's cgroups (cgroup.ts) where the host lets this process make them: the limits written, the
+ * usage read as a difference per run, and which cgroups are kept for the next run. Written for the
+ * mutation run of cgroup.ts. Where the host gives no cgroups (an unprivileged user, cgroup v2
+ * without delegation), createRunCgroup says so by returning nothing, and only that is checked.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createRunCgroup, type RunCgroup } from './cgroup';
+import { DEFAULT_LIMITS, type ResolvedLimits } from './limits';
+
+const MiB = 1024 * 1024;
+const limits = (over: Partial<ResolvedLimits> = {}): ResolvedLimits => ({
+  ...DEFAULT_LIMITS,
+  ...over,
+});
+
+/** Whether this host lets this process make cgroups (decided once, as the runner does). */
+const probe = createRunCgroup(limits());
+probe?.remove();
+const CGROUPS = probe !== undefined;
+const title = (t: string) =>
+  CGROUPS ? t : `${t} (SKIPPED: this host gives this process no cgroups of its own)`;
+
+/**
+ * Runs `script` with sh inside `cgroup` (it joins each cgroup.procs first, as the launcher does),
+ * bounded: a run that does not end in 30 s is killed.
+ */
+function runIn(cgroup: RunCgroup, script: string) {
+  const join = cgroup.procs.map((p) => `echo $$ > ${p}`).join('; ');
+  return spawnSync('sh', ['-c', `${join}; ${script}`], { timeout: 30_000, encoding: 'utf8' });
+}
+
+const base = `dsh-sandbox-${process.pid}`;
+
+describe('where the host gives no cgroups', () => {
+  it.runIf(!CGROUPS)('createRunCgroup returns nothing, and keeps returning nothing', () => {
+    expect(createRunCgroup(limits())).toBeUndefined();
+  });
+});
+
+describe.runIf(CGROUPS)(title('run cgroups'), () => {
+  it('are made below a directory of this process, one per run, with the process limit', () => {
+    const l = limits({ processes: 37, memoryBytes: 96 * MiB });
+    const cg = createRunCgroup(l)!;
+    expect(cg.countsProcesses).toBe(true);
+    expect(cg.procs.length).toBeGreaterThan(0);
+    for (const procs of cg.procs) {
+      expect(procs).toMatch(new RegExp(`/${base}/run-\\d+/cgroup\\.procs$`));
+      expect(readFileSync(procs, 'utf8')).toBe('');
+    }
+    const dirs = cg.procs.map((p) => p.slice(0, -'/cgroup.procs'.length));
+    const pids = dirs.find((d) => d.includes('/pids/') || !d.includes('/memory/'))!;
+    expect(readFileSync(`${pids}/pids.max`, 'utf8').trim()).toBe('37');
+    const memory = dirs.find((d) => d.includes('/memory/')) ?? pids;
+    const limitFile = memory.includes('/memory/') ? 'memory.limit_in_bytes' : 'memory.max';
+    expect(Number(readFileSync(`${memory}/${limitFile}`, 'utf8'))).toBe(96 * MiB);
+    cg.remove();
+  });
+
+  it('count the forks refused in this run only, not in an earlier run of the same cgroup', () => {
+    const l = limits({ processes: 16, memoryBytes: 97 * MiB });
+    const first = createRunCgroup(l)!;
+    expect(first.usage()).toMatchObject({ processesRefused: 0, memoryKilled: false });
+    runIn(first, 'for i in $(seq 40); do sleep 0.2 & done 2>/dev/null; wait');
+    expect(first.usage().processesRefused).toBeGreaterThan(0);
+    first.remove();
+    const second = createRunCgroup(l)!;
+    // The same cgroup, kept for the next run: its counters still hold the first run's refusals.
+    expect(second.procs).toEqual(first.procs);
+    runIn(second, 'true');
+    expect(second.usage().processesRefused).toBe(0);
+    second.remove();
+  });
+
+  it('say when the memory limit killed a process, with the peak, and only in that run', () => {
+    const l = limits({ processes: 64, memoryBytes: 32 * MiB });
+    const cg = createRunCgroup(l)!;
+    const r = runIn(cg, 'dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null; echo rc=$?');
+    expect(r.stdout).not.toBe('rc=0\n');
+    const usage = cg.usage();
+    expect(usage.memoryKilled).toBe(true);
+    expect(usage.memoryPeakBytes).toBeGreaterThan(16 * MiB);
+    cg.remove();
+    const next = createRunCgroup(l)!;
+    expect(next.procs).toEqual(cg.procs);
+    runIn(next, 'true');
+    const after = next.usage();
+    expect(after.memoryKilled).toBe(false);
+    // The peak is this run's: reset when the cgroup was taken again.
+    expect(after.memoryPeakBytes ?? 0).toBeLessThan(16 * MiB);
+    next.remove();
+  });
+
+  it('a cgroup with a process left in it is emptied by force and not handed out again', async () => {
+    const l = limits({ processes: 64, memoryBytes: 98 * MiB });
+    const cg = createRunCgroup(l)!;
+    const r = runIn(cg, 'sleep 60 </dev/null >/dev/null 2>&1 & echo $!');
+    const pid = Number(r.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    cg.remove();
+    for (let i = 0; i < 250 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
+    expect(isAlive(pid)).toBe(false);
+    const next = createRunCgroup(l)!;
+    expect(next.procs).not.toEqual(cg.procs);
+    next.remove();
+  });
+
+  it('runs with other limits get cgroups of their own', () => {
+    const a = createRunCgroup(limits({ processes: 20, memoryBytes: 99 * MiB }))!;
+    a.remove();
+    const b = createRunCgroup(limits({ processes: 21, memoryBytes: 99 * MiB }))!;
+    expect(b.procs).not.toEqual(a.procs);
+    const dirs = b.procs.map((p) => p.slice(0, -'/cgroup.procs'.length));
+    const pids = dirs.find((d) => !d.includes('/memory/'))!;
+    expect(readFileSync(`${pids}/pids.max`, 'utf8').trim()).toBe('21');
+    b.remove();
+  });
+});
+
+/** Whether `pid` runs (a zombie does not). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
