@@ -34,6 +34,15 @@ function runIn(cgroup: RunCgroup, script: string) {
 
 const base = `dsh-sandbox-${process.pid}`;
 
+/**
+ * Waits (bounded) until no process is listed in the cgroup: a process that has exited stays listed
+ * for a moment, and remove() would take it for one left behind.
+ */
+async function settled(cgroup: RunCgroup): Promise<void> {
+  const listed = () => cgroup.procs.some((p) => readFileSync(p, 'utf8').trim() !== '');
+  for (let i = 0; i < 250 && listed(); i++) await new Promise((r) => setTimeout(r, 20));
+}
+
 describe('where the host gives no cgroups', () => {
   it.runIf(!CGROUPS)('createRunCgroup returns nothing, and keeps returning nothing', () => {
     expect(createRunCgroup(limits())).toBeUndefined();
@@ -59,12 +68,13 @@ describe.runIf(CGROUPS)(title('run cgroups'), () => {
     cg.remove();
   });
 
-  it('count the forks refused in this run only, not in an earlier run of the same cgroup', () => {
+  it('count the forks refused in this run only, not in an earlier run of the same cgroup', async () => {
     const l = limits({ processes: 16, memoryBytes: 97 * MiB });
     const first = createRunCgroup(l)!;
     expect(first.usage()).toMatchObject({ processesRefused: 0, memoryKilled: false });
     runIn(first, 'for i in $(seq 40); do sleep 0.2 & done 2>/dev/null; wait');
     expect(first.usage().processesRefused).toBeGreaterThan(0);
+    await settled(first);
     first.remove();
     const second = createRunCgroup(l)!;
     // The same cgroup, kept for the next run: its counters still hold the first run's refusals.
@@ -74,7 +84,7 @@ describe.runIf(CGROUPS)(title('run cgroups'), () => {
     second.remove();
   });
 
-  it('say when the memory limit killed a process, with the peak, and only in that run', () => {
+  it('say when the memory limit killed a process, with the peak, and only in that run', async () => {
     const l = limits({ processes: 64, memoryBytes: 32 * MiB });
     const cg = createRunCgroup(l)!;
     const r = runIn(cg, 'dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null; echo rc=$?');
@@ -82,6 +92,7 @@ describe.runIf(CGROUPS)(title('run cgroups'), () => {
     const usage = cg.usage();
     expect(usage.memoryKilled).toBe(true);
     expect(usage.memoryPeakBytes).toBeGreaterThan(16 * MiB);
+    await settled(cg);
     cg.remove();
     const next = createRunCgroup(l)!;
     expect(next.procs).toEqual(cg.procs);
