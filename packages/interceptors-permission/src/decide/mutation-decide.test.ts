@@ -58,6 +58,12 @@ describe('rules naming a whole tool', () => {
 });
 
 describe('a grant naming the whole shell tool', () => {
+  it('does not allow what cannot be understood', async () => {
+    const policy = await policyOf({});
+    await policy.addGrant({ rule: 'Bash' });
+    expect((await policy.explain(bash('eval "$X"'))).behavior).toBe('ask');
+  });
+
   it('allows what no rule covers, the redirection too, and is recorded in the trail', async () => {
     const policy = await policyOf({});
     const grant = await policy.addGrant({ rule: 'Bash' });
@@ -113,6 +119,60 @@ describe('a tool without hints', () => {
     );
     for (const other of ['Bash(rm:*)', 'Read(./.env)', 'Other(x)', 'Read(./README.md)'])
       expect(ruleEntries(d, other)).toEqual([]);
+    // The rule naming the whole tool is checked once, as such.
+    expect(ruleEntries(d, 'Deploy')).toEqual([
+      expect.objectContaining({ matched: true, note: 'names the whole tool' }),
+    ]);
+  });
+
+  it('a deny rule on it outweighs an ask rule checked after it', async () => {
+    const policy = await policyOf({ deny: ['Deploy(a)'], ask: ['Deploy(b)'] });
+    expect((await policy.explain(call('Deploy', {}))).behavior).toBe('deny');
+  });
+
+  it('bypassPermissions skips its ask rules, never its deny rules', async () => {
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      mode: 'bypassPermissions',
+      rules: { ask: ['Deploy(prod)'], deny: ['Remove(x)'] },
+    });
+    expect((await policy.explain(call('Deploy', {}))).behavior).toBe('allow');
+    expect((await policy.explain(call('Remove', {}))).behavior).toBe('deny');
+  });
+
+  it('allowed as a whole, it says so', async () => {
+    const policy = await policyOf({ allow: ['Deploy'] });
+    expect((await policy.explain(call('Deploy', {}))).reason).toBe(
+      'the whole tool Deploy is allowed',
+    );
+  });
+});
+
+describe('a tool with path hints', () => {
+  const COPY_HINTS = {
+    paths: [
+      { arg: 'from', access: 'read' as const },
+      { arg: 'to', access: 'write' as const },
+    ],
+  };
+  it('with every path allowed by a rule, is allowed by that rule', async () => {
+    const policy = await policyOf({ allow: ['Read(./README.md)', 'Edit(./notes.txt)'] });
+    const d = await policy.explain(
+      call('Copy', { from: 'README.md', to: 'notes.txt' }, COPY_HINTS),
+    );
+    expect(d.behavior).toBe('allow');
+    expect(d.reason).toBe('every part is allowed (from=README.md; to=notes.txt; from=README.md)');
+    expect(d.decidedBy).toMatchObject({ kind: 'rule', rule: 'Read(./README.md)' });
+  });
+
+  it('with one path no rule covers, asks for that path and the tool', async () => {
+    const policy = await policyOf({ allow: ['Read(./README.md)'] });
+    const d = await policy.explain(
+      call('Copy', { from: 'README.md', to: 'notes.txt' }, COPY_HINTS),
+    );
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('no rule allows "to=notes.txt; Copy"');
   });
 });
 
