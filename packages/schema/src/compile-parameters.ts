@@ -95,9 +95,15 @@ const remember = (key: string, compiled: Compiled): void => {
 };
 
 /**
- * Compiles a tool's `parameters` (already a frozen plain-JSON copy), fail closed: throws
- * `SchemaRefusal` naming the path in the schema and what to do when the schema cannot be
- * enforced (see `compileChecked`). `json` is the schema's JSON text, the cache key.
+ * Compiles a tool's `parameters` for a host that validates many calls against many schemas, fail
+ * closed: throws {@link SchemaRefusal} naming the path in the schema and what to do when the
+ * schema cannot be enforced (the same checks as `compileSchema`).
+ *
+ * The caller gives the schema as a frozen plain-JSON copy (`copyJson`) that passed its budget
+ * (`checkBudget`), and `json`, its JSON text, which is also the cache key: the same schema
+ * compiled again (a reconnecting MCP server) is not compiled twice. A schema longer than
+ * {@link offThread}`.aboveChars` is checked here and compiled on the compiling worker: the
+ * answer's `ready` settles when it is, and `refused` says why if the worker could not.
  */
 export const compileParameters = (schema: object, json: string): Compiled => {
   const found = live.get(json)?.deref();

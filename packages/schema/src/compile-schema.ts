@@ -1,6 +1,7 @@
 import type { Ajv as AjvClass, ErrorObject, Options, ValidateFunction } from 'ajv';
-import { formatBytes, messageOf, utf8Bytes } from './describe';
+import { messageOf, utf8Bytes } from './describe';
 import { copyJson } from './json-check';
+import { checkBudget, readBudget } from './schema-budget';
 import {
   checkSchema,
   type FoundPattern,
@@ -14,9 +15,6 @@ import { type AjvCodegen, makeEngine } from './schema-engine';
 import { linearFormats } from './schema-formats';
 import { loadModule } from './schema-load';
 import { linearPattern } from './schema-regex';
-
-/** The default schema budget of a tool: its description plus its parameters as JSON, in bytes. */
-export const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 
 export type Dialect = '07' | '2019' | '2020';
 type AjvConstructor = new (options: Options) => AjvClass;
@@ -301,29 +299,7 @@ export const compileChecked = (schema: unknown, json: string): CompiledValidator
   }
 };
 
-/** Refuses a schema whose size (with its description, for a tool) is over the budget. */
-export const checkBudget = (bytes: number, limit: number, what: string, how: string): void => {
-  if (bytes > limit) {
-    throw new SchemaRefusal(
-      '',
-      `${what} is ${formatBytes(bytes)} bytes, over the schema budget of ${formatBytes(limit)} bytes; shorten it, or raise the budget with ${how}`,
-      true,
-    );
-  }
-};
-
-/** Checks a `maxSchemaBytes` option: a positive integer (bytes), or undefined for the default. */
-export const readBudget = (value: unknown, where: string): number => {
-  if (value === undefined) return DEFAULT_MAX_SCHEMA_BYTES;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(
-      `${where}: "maxSchemaBytes" must be a whole number of bytes >= 1 (got ${String(value)}).`,
-    );
-  }
-  return value;
-};
-
-/** Options of {@link compileSchema}. */
+/** Options of {@link compileSchema} and {@link tryCompileSchema}. */
 export interface CompileSchemaOptions {
   /** The largest schema accepted, as JSON in UTF-8 bytes; default 65536 (64 KiB). */
   readonly maxSchemaBytes?: number;
@@ -335,40 +311,95 @@ export interface SchemaValidator {
   validate(value: unknown): string | undefined;
 }
 
+/** What {@link tryCompileSchema} answers: a validator that enforces the schema, or why there is none. */
+export type SchemaCompilation =
+  | {
+      readonly ok: true;
+      readonly validator: SchemaValidator;
+      /** What the engine noted and ignored, such as a format it does not know (an annotation). */
+      readonly warnings: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      /** A JSON pointer into the schema; `""` for its root or for the schema as a whole (its size). */
+      readonly path: string;
+      /** What is wrong, where, and what to do: `at "/pattern": the pattern "(a)\\1" is refused: …`. */
+      readonly reason: string;
+    };
+
 const MAX_MESSAGE_PARTS = 3;
 
 /**
- * Compiles any JSON Schema (2020-12, 2019-09 or draft-07) under the registry's rules, for
- * checks outside a tool's `parameters` (say, a tool's declared output schema).
+ * Compiles any JSON Schema (2020-12, 2019-09 or draft-07) and answers a validator or a refusal,
+ * never a validator that enforces less than the schema says (fail closed).
  *
- * Fails closed, as registration does: a schema that is over budget, not valid against its
- * meta-schema, asynchronous (`$async`), refers outside itself, has a reference cycle with no
- * data in between, or uses a pattern the linear-time engine cannot run throws an `Error` that
- * names the path in the schema and what to do. The validator it returns is synchronous, never
- * throws for JSON values, and runs every pattern in linear time.
+ * Refused, each with the path in the schema and what to do: a schema over its budget
+ * (`maxSchemaBytes`), one that is not plain JSON or not valid against its meta-schema, one that
+ * is asynchronous (`$async`), refers outside itself (nothing is fetched), has a reference cycle
+ * with no data in between, or uses a pattern the linear-time engine cannot run (backreferences,
+ * lookaround). The validator is synchronous, never throws, validates a plain-JSON copy of the
+ * value, and runs every pattern in linear time. Throws only a `TypeError` for a bad
+ * `maxSchemaBytes` (a bug of the caller, not of the schema).
+ */
+export function tryCompileSchema(
+  schema: unknown,
+  options: CompileSchemaOptions = {},
+): SchemaCompilation {
+  return compileOrRefuse(schema, options, 'tryCompileSchema()');
+}
+
+/**
+ * Compiles any JSON Schema (2020-12, 2019-09 or draft-07) to a validator that enforces it, or
+ * throws: {@link tryCompileSchema}, with a refusal thrown as an `Error` whose message is
+ * `compileSchema(): the schema is refused: <reason>.`. Use it where a schema the program cannot
+ * enforce is a bug of the program (a tool's own output schema); use {@link tryCompileSchema}
+ * for schemas that come from elsewhere.
  */
 export function compileSchema(
   schema: unknown,
   options: CompileSchemaOptions = {},
 ): SchemaValidator {
-  const limit = readBudget(options?.maxSchemaBytes, 'compileSchema()');
-  const fail = (reason: string): never => {
-    throw new Error(`compileSchema(): the schema is refused: ${reason}.`);
-  };
+  const outcome = compileOrRefuse(schema, options, 'compileSchema()');
+  if (!outcome.ok) throw new Error(`compileSchema(): the schema is refused: ${outcome.reason}.`);
+  return outcome.validator;
+}
+
+const compileOrRefuse = (
+  schema: unknown,
+  options: CompileSchemaOptions,
+  who: string,
+): SchemaCompilation => {
+  const limit = readBudget(options?.maxSchemaBytes, who);
   if (
     typeof schema !== 'boolean' &&
     (typeof schema !== 'object' || schema === null || Array.isArray(schema))
   ) {
-    fail(
-      `at its root: a JSON Schema is an object or a boolean (got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema})`,
-    );
+    return {
+      ok: false,
+      path: '',
+      reason: `at its root: a JSON Schema is an object or a boolean (got ${schema === null ? 'null' : Array.isArray(schema) ? 'an array' : typeof schema})`,
+    };
   }
-  const copied = copyJson(schema);
+  let copied: ReturnType<typeof copyJson>;
+  try {
+    copied = copyJson(schema);
+  } catch (error) {
+    // A Proxy whose traps throw: nothing JSON could have made.
+    return {
+      ok: false,
+      path: '',
+      reason: `at its root: it could not be read (${messageOf(error)}); a schema must be plain JSON`,
+    };
+  }
   if (!copied.ok) {
     const first = copied.violations[0]!;
-    fail(`at "${first.path}": it ${first.message}; a schema must be plain JSON`);
+    return {
+      ok: false,
+      path: first.path,
+      reason: `at "${first.path}": it ${first.message}; a schema must be plain JSON`,
+    };
   }
-  const frozen = (copied as { value: unknown }).value;
+  const frozen = copied.value;
   let compiled: CompiledValidator;
   try {
     const json = JSON.stringify(frozen);
@@ -376,40 +407,43 @@ export function compileSchema(
       utf8Bytes(json),
       limit,
       'the schema as JSON',
-      'compileSchema(schema, { maxSchemaBytes })',
+      `${who.slice(0, -2)}(schema, { maxSchemaBytes })`,
     );
     compiled = compileChecked(frozen, json);
   } catch (error) {
-    if (error instanceof SchemaRefusal) return fail(error.message);
+    if (error instanceof SchemaRefusal)
+      return { ok: false, path: error.path, reason: error.message };
     throw error;
   }
-  const { validate } = compiled;
-  return {
-    validate(value: unknown): string | undefined {
-      let ok: boolean;
-      try {
-        // The validator is given what the registry gives it for arguments: a plain-JSON copy
-        // (no getters run twice, no class instances, no null-prototype surprises).
-        const copy = copyJson(value, false);
-        if (!copy.ok) {
-          const problem = copy.violations[0]!;
-          return `${problem.path === '' ? 'the value' : `"${problem.path}"`} ${problem.message}`;
-        }
-        ok = validate(copy.value) === true;
-      } catch (error) {
-        return `could not be validated (${messageOf(error)})`;
+  return { ok: true, validator: validatorOf(compiled.validate), warnings: compiled.warnings };
+};
+
+/** The public face of a compiled validator: a message naming the first failing paths, or `undefined`. */
+const validatorOf = (validate: ValidateFunction): SchemaValidator => ({
+  validate(value: unknown): string | undefined {
+    let ok: boolean;
+    try {
+      // The validator is given what the registry gives it for arguments: a plain-JSON copy
+      // (no getters run twice, no class instances, no null-prototype surprises).
+      const copy = copyJson(value, false);
+      if (!copy.ok) {
+        const problem = copy.violations[0]!;
+        return `${problem.path === '' ? 'the value' : `"${problem.path}"`} ${problem.message}`;
       }
-      if (ok) return undefined;
-      const errors = validate.errors ?? [];
-      const parts = errors
-        .slice(0, MAX_MESSAGE_PARTS)
-        .map(
-          (e) =>
-            `${e.instancePath === '' ? 'the value' : `"${e.instancePath}"`} ${e.message ?? `fails "${e.keyword}"`}`,
-        );
-      if (errors.length > MAX_MESSAGE_PARTS)
-        parts.push(`and ${errors.length - MAX_MESSAGE_PARTS} more`);
-      return parts.join('; ');
-    },
-  };
-}
+      ok = validate(copy.value) === true;
+    } catch (error) {
+      return `could not be validated (${messageOf(error)})`;
+    }
+    if (ok) return undefined;
+    const errors = validate.errors ?? [];
+    const parts = errors
+      .slice(0, MAX_MESSAGE_PARTS)
+      .map(
+        (e) =>
+          `${e.instancePath === '' ? 'the value' : `"${e.instancePath}"`} ${e.message ?? `fails "${e.keyword}"`}`,
+      );
+    if (errors.length > MAX_MESSAGE_PARTS)
+      parts.push(`and ${errors.length - MAX_MESSAGE_PARTS} more`);
+    return parts.join('; ');
+  },
+});

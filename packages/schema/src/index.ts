@@ -7,12 +7,11 @@ export {
 } from './compile-parameters';
 export {
   type CompileSchemaOptions,
-  checkBudget,
   compileSchema,
-  DEFAULT_MAX_SCHEMA_BYTES,
-  readBudget,
+  type SchemaCompilation,
   type SchemaValidator,
   SYNC_PATTERNS,
+  tryCompileSchema,
 } from './compile-schema';
 export { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
 export {
@@ -25,5 +24,6 @@ export {
   pointerSegment,
   type Violation,
 } from './json-check';
+export { checkBudget, DEFAULT_MAX_SCHEMA_BYTES, readBudget } from './schema-budget';
 export { SchemaRefusal } from './schema-check';
 export { type LinearPattern, linearPattern, PatternRefusal } from './schema-regex';

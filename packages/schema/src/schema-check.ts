@@ -2,7 +2,7 @@ import { pointerSegment, unescapeSegment } from './json-check';
 import { linearPattern, PatternRefusal, translatePattern } from './schema-regex';
 
 /**
- * A schema the registry will not run, and where in it: `path` is a JSON pointer into the schema
+ * A schema the engine will not compile, and where in it: `path` is a JSON pointer into the schema
  * (`""` for its root), `reason` says what is wrong and what to do.
  */
 export class SchemaRefusal extends Error {
