@@ -32,6 +32,11 @@ describe('operands of programs without a model', () => {
     'zcat -n .env',
     // An option that takes a value skips it, and the next word is a file again.
     'head -n 5 .env',
+    'head --lines=5 .env',
+    // An unknown option's attached value may be a file.
+    'cat --x=.env',
+    // `-` is standard input, and what follows is still read.
+    'cat - .env',
     // Options whose value is a file, separated or attached.
     'scp -F .env a b',
     'scp -F.env a b',
@@ -52,6 +57,12 @@ describe('operands of programs without a model', () => {
   it.each([
     // The value of an option that takes one is not a file, whatever it looks like.
     'head -n .env README.md',
+    'head --lines=.env README.md',
+    // A value option given last, with nothing to take.
+    'iconv README.md -o',
+    // Only sed's -i edits in place.
+    'zgrep -i x src/a.ts',
+    'cat -',
     'iconv -f .env -t ascii README.md',
     // The first operand of a searcher is its pattern.
     'zgrep .env README.md',
@@ -66,5 +77,12 @@ describe('operands of programs without a model', () => {
   it('a searcher given no path searches the working directory, which holds a denied file', async () => {
     expect(await behaviorOf('ag x')).toBe('ask');
     expect(await behaviorOf('ag x README.md')).toBe('allow');
+    expect(await behaviorOf('zgrep -R x')).toBe('ask');
+    expect(await behaviorOf('zgrep x')).toBe('allow');
+  });
+
+  it('a copier given a directory reads everything in it', async () => {
+    expect(await behaviorOf('scp -r . h:')).toBe('ask');
+    expect(await behaviorOf('scp README.md h:')).toBe('allow');
   });
 });
