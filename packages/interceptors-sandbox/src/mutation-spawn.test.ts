@@ -261,6 +261,37 @@ describe('the pipes handed over', () => {
     expect(r.stdout).toBe('open 3\nopen 5\nARGS-BYTES\n');
   });
 
+  it("through the launcher, the program joins the run's cgroups and runs under its rlimits", async () => {
+    // Plain files stand in for cgroup.procs: the launcher writes its pid into each, then becomes
+    // the program, so both files name the program's own pid. Checked without a fork bomb: a change
+    // that drops the launcher or its limits must fail here, not leave a bomb unbounded on the host.
+    const procs = [`${t.base}/procs-a`, `${t.base}/procs-b`];
+    const cgroup: RunCgroup = {
+      procs,
+      countsProcesses: true,
+      usage: () => ({ processesRefused: 0, memoryKilled: false }),
+      remove: () => {},
+    };
+    const launch = launchWith(cgroup);
+    const r = await fakeBwrap(
+      'echo $$; ulimit -Sn; ulimit -Hn; ulimit -St; ulimit -Ht; echo \'{"exit-code": 0}\' >&3',
+      { launch },
+    );
+    const [pid, ...ulimits] = r.stdout.trim().split('\n');
+    for (const p of procs) expect(readFileSync(p, 'utf8')).toBe(`${pid}\n`);
+    // What the launcher was asked for (capped at this host's hard limits): hard, then soft.
+    const split = launch.ulimit.indexOf('--');
+    const asked = (part: readonly string[], flag: string) => part[part.indexOf(flag) + 1];
+    const [hard, soft] = [launch.ulimit.slice(0, split), launch.ulimit.slice(split + 1)];
+    expect(ulimits).toEqual([
+      asked(soft, '-n'),
+      asked(hard, '-n'),
+      asked(soft, '-t'),
+      asked(hard, '-t'),
+    ]);
+    expect(asked(soft, '-t')).toBe(String(config().limits.cpuSeconds));
+  });
+
   it('through the launcher, the same fds stay open and no other', async () => {
     const r = await fakeBwrap(
       `ls /proc/self/fd | sort -n | tr '\\n' ' '; cat <&4 <&5 >/dev/null; echo '{"exit-code": 0}' >&3`,
