@@ -1,7 +1,8 @@
 /**
  * Decision time of the permission interceptor for a 200-rule policy on realistic commands, against
  * a plain glob scan of the same 200 patterns with picomatch in the same run, and the shell parser's
- * share (parse + walk into commands). The issue's target: at most 50 µs per decision.
+ * share (parse + walk into commands). The issue's targets, with the program models in place: at
+ * most 20 µs per decision with the parse cached, 50 µs without.
  */
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -271,13 +272,13 @@ const base = means['picomatch scan of the 200 patterns'] ?? Number.NaN;
 reportRatio('decision / picomatch scan of the same 200 patterns', decision / base);
 reportRatio('decision without parse cache / picomatch scan', coldDecision / base);
 reportRatio('parser share of an uncached decision (parse + walk / decision)', parse / coldDecision);
-const verdict = (ns: number) =>
-  Number.isFinite(ns) && ns > 0 ? (ns <= 50_000 ? 'met' : 'MISSED') : 'not resolved';
+const verdict = (ns: number, target: number) =>
+  Number.isFinite(ns) && ns > 0 ? (ns <= target ? 'met' : 'MISSED') : 'not resolved';
 console.log(
-  `per decision, parse cached: ${formatNs(decision)} (target at most 50 µs): ${verdict(decision)}`,
+  `per decision, parse cached: ${formatNs(decision)} (target at most 20 µs): ${verdict(decision, 20_000)}`,
 );
 console.log(
-  `per decision, no parse cache: ${formatNs(coldDecision)} (target at most 50 µs): ${verdict(coldDecision)}`,
+  `per decision, no parse cache: ${formatNs(coldDecision)} (target at most 50 µs): ${verdict(coldDecision, 50_000)}`,
 );
 console.log(
   `load average while measuring: ${loadavg()

@@ -59,6 +59,11 @@ export interface World {
   reset(): void;
   snapshot(): Snapshot;
   effects(before: Snapshot, resultText: string): Effects;
+  /**
+   * Resolves once the TCP listener holds no connection (at most 2 s), so that a connection made by
+   * an earlier run and recorded late is not counted against the next one.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -233,6 +238,11 @@ async function buildWorld(base: string): Promise<World> {
         exec: existsSync(mark),
         net: received.length > 0,
       };
+    },
+    async settle() {
+      for (let i = 0; i < 200 && sockets.size > 0; i++)
+        await new Promise((done) => setTimeout(done, 10));
+      await new Promise((done) => setImmediate(done));
     },
     async close() {
       for (const socket of sockets) socket.destroy();

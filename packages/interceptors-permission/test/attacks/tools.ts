@@ -61,7 +61,7 @@ export function runBash(line: string, cwd: string, home: string): Promise<string
 }
 
 /** A glob over one file name: `*`, `?` and literal text. */
-const globToRegExp = (glob: string) =>
+export const globToRegExp = (glob: string) =>
   new RegExp(
     `^${glob
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')

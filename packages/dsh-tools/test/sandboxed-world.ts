@@ -1,0 +1,111 @@
+/**
+ * The attack world's tools (`Bash`, `Grep`, `Deploy`) with every process run by the sandbox's
+ * runner instead of plain bash, and `Grep` honouring the call's exclusion, behind the sandbox
+ * interceptor (outermost, the network allowed) and a permission interceptor.
+ */
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { requireSandbox, sandboxInterceptor } from '@dsh-tools/interceptors-sandbox';
+import type { BodyExecution, Interceptor, PathExclusion } from '@dsh-tools/protocol';
+import { textContent } from '@dsh-tools/protocol';
+import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
+import { toolEnv, type World } from '../../interceptors-permission/test/attacks/fixture';
+import { COMMAND_TIMEOUT_MS, globToRegExp } from '../../interceptors-permission/test/attacks/tools';
+
+/** Runs `bash -c line` in the call's (narrowed) sandbox; output and exit code as text. */
+async function sandboxedBash(world: World, exec: BodyExecution, line: string): Promise<string> {
+  const env = Object.fromEntries(
+    Object.entries(toolEnv(world.home)).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const run = await requireSandbox(exec).run(['bash', '-c', line], {
+    env,
+    timeoutMs: COMMAND_TIMEOUT_MS,
+    signal: exec.signal,
+  });
+  return `${run.stdout}${run.stderr}\n[exit ${run.exitCode}]`;
+}
+
+/** Every file under `root` the search reads: not `.git`, not `node_modules`, nothing excluded. */
+function searchFiles(root: string, exclude: PathExclusion | undefined): string[] {
+  if (exclude?.covers(root)) return [];
+  if (!statSync(root).isDirectory()) return [root];
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === '.git' || name === 'node_modules') continue;
+      const full = join(dir, name);
+      if (exclude?.covers(full)) continue;
+      const entry = lstatSync(full);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out.push(full);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** A registry with the world's three tools under the sandbox and `policy`. */
+export function sandboxedWorldRegistry(
+  world: World,
+  policy: Interceptor,
+  ran: { count: number },
+): ToolRegistry {
+  const registry = createToolRegistry({ timeoutMs: COMMAND_TIMEOUT_MS * 2 });
+  registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd: world.repo, network: true }), {
+    name: 'sandbox',
+  });
+  registry.use(policy, { name: 'permission' });
+  registry.register({
+    name: 'Bash',
+    description: 'Runs a shell command in the project, in the sandbox.',
+    parameters: {
+      type: 'object',
+      properties: { command: { type: 'string' } },
+      required: ['command'],
+    },
+    hints: { command: 'command' },
+    execute: async (args, exec) => {
+      ran.count++;
+      return [textContent(await sandboxedBash(world, exec, String(args.command)))];
+    },
+  });
+  registry.register({
+    name: 'Grep',
+    description: 'Searches file contents under a path (default: the working directory).',
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: { type: 'string' },
+        path: { type: 'string' },
+        glob: { type: 'string' },
+        ignoreCase: { type: 'boolean' },
+      },
+      required: ['pattern'],
+    },
+    // In-process: no sandbox holds it, so it leaves out what the policy excludes.
+    hints: { readOnly: true, paths: [{ arg: 'path', access: 'read', honoursExclude: true }] },
+    execute: (args, exec) => {
+      ran.count++;
+      const pattern = new RegExp(String(args.pattern), args.ignoreCase ? 'i' : '');
+      const root = resolve(world.repo, String(args.path ?? '.'));
+      const lines: string[] = [];
+      const glob = args.glob === undefined ? undefined : globToRegExp(String(args.glob));
+      for (const file of searchFiles(root, exec.exclude)) {
+        if (glob !== undefined && !glob.test(basename(file))) continue;
+        for (const line of readFileSync(file, 'utf8').split('\n'))
+          if (pattern.test(line)) lines.push(`${file}:${line}`);
+      }
+      return [textContent(lines.join('\n') || 'no matches')];
+    },
+  });
+  registry.register({
+    name: 'Deploy',
+    description: 'Deploys the project (a tool with no hints), in the sandbox.',
+    parameters: { type: 'object', properties: { target: { type: 'string' } } },
+    execute: async (_args, exec) => {
+      ran.count++;
+      return [textContent(await sandboxedBash(world, exec, `touch '${world.mark}'`))];
+    },
+  });
+  return registry;
+}
