@@ -36,6 +36,7 @@ try {
   const packages = [
     'protocol',
     'waterfall',
+    'schema',
     'define-tool',
     'registry',
     'mcp-bridge',
