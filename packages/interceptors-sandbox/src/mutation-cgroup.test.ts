@@ -5,9 +5,10 @@
  * without delegation), createRunCgroup says so by returning nothing, and only that is checked.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { createRunCgroup, type RunCgroup } from './cgroup';
+import { readFileSync, rmdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { RunCgroup } from './cgroup';
 import { DEFAULT_LIMITS, type ResolvedLimits } from './limits';
 
 const MiB = 1024 * 1024;
@@ -16,9 +17,49 @@ const limits = (over: Partial<ResolvedLimits> = {}): ResolvedLimits => ({
   ...over,
 });
 
-/** Whether this host lets this process make cgroups (decided once, as the runner does). */
-const probe = createRunCgroup(limits());
+/**
+ * cgroup.ts afresh: it keeps what it found of the host, and the cgroups it made, in module state,
+ * so each test loads its own copy and sees nothing an earlier test (or an earlier change under a
+ * mutation run) left there.
+ */
+async function freshModule() {
+  vi.resetModules();
+  return import('./cgroup');
+}
+/**
+ * The directories of every cgroup a test was given, removed after it: a fresh copy of the module
+ * numbers its runs from 1 again, and must not be handed an earlier copy's cgroup by name.
+ */
+const made = new Set<string>();
+const tracked =
+  (create: Awaited<ReturnType<typeof freshModule>>['createRunCgroup']) =>
+  (l: ResolvedLimits): RunCgroup | undefined => {
+    const cg = create(l);
+    for (const p of cg?.procs ?? []) made.add(dirname(p));
+    return cg;
+  };
+let createRunCgroup: (l: ResolvedLimits) => RunCgroup | undefined;
+beforeEach(async () => {
+  createRunCgroup = tracked((await freshModule()).createRunCgroup);
+});
+afterEach(() => {
+  for (const dir of [...made].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {}
+  }
+  made.clear();
+});
+
+/** Whether this host lets this process make cgroups. */
+const probe = tracked((await freshModule()).createRunCgroup)(limits());
 probe?.remove();
+for (const dir of made) {
+  try {
+    rmdirSync(dir);
+  } catch {}
+}
+made.clear();
 const CGROUPS = probe !== undefined;
 const title = (t: string) =>
   CGROUPS ? t : `${t} (SKIPPED: this host gives this process no cgroups of its own)`;
@@ -43,10 +84,22 @@ async function settled(cgroup: RunCgroup): Promise<void> {
   for (let i = 0; i < 250 && listed(); i++) await new Promise((r) => setTimeout(r, 20));
 }
 
-describe('where the host gives no cgroups', () => {
-  it.runIf(!CGROUPS)('createRunCgroup returns nothing, and keeps returning nothing', () => {
-    expect(createRunCgroup(limits())).toBeUndefined();
+/** Root on a host with the cgroup v1 pids controller (this repository's test machine): it must. */
+const V1_ROOT =
+  process.getuid?.() === 0 && /^\d+:pids:/m.test(readFileSync('/proc/self/cgroup', 'utf8'));
+
+describe('whether the host gives cgroups', () => {
+  it.runIf(V1_ROOT)('as root with the cgroup v1 pids controller, it does', () => {
+    expect(probe).toBeDefined();
+    expect(probe?.countsProcesses).toBe(true);
   });
+
+  it.runIf(!CGROUPS)(
+    'where it does not, createRunCgroup returns nothing, and keeps returning nothing',
+    () => {
+      expect(createRunCgroup(limits())).toBeUndefined();
+    },
+  );
 });
 
 describe.runIf(CGROUPS)(title('run cgroups'), () => {
