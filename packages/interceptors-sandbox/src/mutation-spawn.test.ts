@@ -6,7 +6,7 @@
  * bubblewrap start.
  */
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { ToolError } from '@dsh-tools/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpAfterTests, makeTree, type Tree } from '../test/fixtures';
@@ -26,8 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 const bash = findBash()!;
-const config = () =>
-  resolveSandboxOptions({ mode: 'workspace-write', cwd: t.ws, killGraceMs: 100 }, 'test');
+const config = (killGraceMs = 100) =>
+  resolveSandboxOptions({ mode: 'workspace-write', cwd: t.ws, killGraceMs }, 'test');
 
 const input = (over: Partial<RunInput> = {}): RunInput => ({
   argv: [],
@@ -355,6 +355,13 @@ describe('the process it starts', () => {
     },
   );
 
+  it('a launcher with no cgroups to join writes nowhere', async () => {
+    const dir = `${t.base}/empty-cwd`;
+    await mkdir(dir);
+    await sh('true', { cwd: dir, launch: launchWith(undefined) });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('confined through the launcher, bubblewrap starts with no environment', async () => {
     const r = await fakeBwrap('env | grep -c . ; echo \'{"exit-code": 0}\' >&3', {
       env: { PATH: '/usr/bin:/bin', DSH_X: 'x' },
@@ -432,6 +439,18 @@ describe('stopping a run', () => {
     const running = sh('echo started; sleep 30', { signals: [controller.signal] });
     setTimeout(() => controller.abort(), 100);
     expect(await running).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
+  });
+
+  it('the first reason to stop is the one reported: an abort, then the time limit in the grace', async () => {
+    const controller = new AbortController();
+    // SIGTERM is ignored, so the run lives through the grace; the time limit passes meanwhile.
+    const running = sh("trap '' TERM; echo up; while :; do sleep 0.05; done", {
+      signals: [controller.signal],
+      input: input({ timeoutMs: 600 }),
+      config: config(1500),
+    });
+    setTimeout(() => controller.abort(), 50);
+    expect(await running).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' });
   });
 
   it('a signal after the run ended changes nothing and kills nothing', async () => {
