@@ -186,7 +186,25 @@ export interface ScriptOptions {
   readonly parent?: readonly ScriptStep[];
   readonly child?: readonly ScriptStep[];
   readonly cancelOnWait?: boolean;
+  /** Present the tools in Code Mode, with the worker-thread code runtime loaded. */
+  readonly codeMode?: boolean;
 }
+
+/** The worker-thread code runtime, loaded on first need (on Node 20 through the strip hooks). */
+let codeRuntime: Promise<object> | undefined;
+const loadCodeRuntime = (): Promise<object> => {
+  codeRuntime ??= (async () => {
+    const nodeModule = await import('node:module');
+    if (!('stripTypeScriptTypes' in nodeModule)) {
+      nodeModule.register('./strip-types-hooks.mjs', import.meta.url);
+    }
+    const { WorkerThreadCodeRuntime } = (await import(
+      '@deepseek-ai/dsh-code-runtime-worker-thread'
+    )) as unknown as { WorkerThreadCodeRuntime: object };
+    return WorkerThreadCodeRuntime;
+  })();
+  return codeRuntime;
+};
 
 /** Runs the whole script on `name`'s tools service; the transcript, normalized. */
 export async function runScript(name: HostName, options: ScriptOptions = {}): Promise<Transcript> {
@@ -222,9 +240,15 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
     };
     const log = { warn: report, error: report, info() {}, debug() {}, success() {} };
     (app as Any).logger = Object.assign(() => log, log);
-    if (name === 'upstream') await app.plugin(ToolRuntime, {});
+    const mode = options.codeMode ? { mode: 'code' } : {};
+    if (options.codeMode) await app.plugin((await loadCodeRuntime()) as Any, {});
+    if (name === 'upstream') await app.plugin(ToolRuntime, mode);
     else {
-      await app.plugin(ToolRegistry, { schedulerKey: TOOL_RUNTIME_SCHEDULER, onError: report });
+      await app.plugin(ToolRegistry, {
+        schedulerKey: TOOL_RUNTIME_SCHEDULER,
+        onError: report,
+        ...mode,
+      });
     }
     await app.plugin(ToolsInvariant as Any, {});
     await app.plugin(ApprovalService, {});

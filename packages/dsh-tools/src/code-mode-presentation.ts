@@ -149,8 +149,8 @@ export function codeSections(
 }
 
 /**
- * The refusal of a direct call under `code`, naming the way that works (the prompt declared
- * the tool, so a bare "unknown tool" would read as a broken deployment).
+ * The refusal of a direct call under `code`, in the harness's words, naming the way that works
+ * (the prompt declared the tool, so a bare "unknown tool" would read as a broken deployment).
  */
 export const codeOnlyMessage = (name: string): string =>
-  `Unknown tool "${name}": only \`${RUN_CODE_NAME}\` is callable directly — call \`${name}\` from inside a \`${RUN_CODE_NAME}\` program instead.`;
+  `unknown tool "${name}": only \`${RUN_CODE_NAME}\` is callable directly — call \`${name}\` from inside a \`${RUN_CODE_NAME}\` program instead`;

@@ -358,6 +358,10 @@ export function createListenerAdapter(
   };
   const shapeDispatchLog = async (dispatch: CodeDispatchLog): Promise<readonly ContentBlock[]> => {
     const original = dispatch.content;
+    // Reported as cordis reports the waterfall it stands for, so invariant checks see it.
+    if (listeners(DISPATCH).length > 0) {
+      notify(DISPATCH, ['waterfall', DISPATCH_LOG, [dispatch], null], undefined);
+    }
     const hooks = listeners(DISPATCH_LOG).filter(
       (hook) => visible(hook) && covers(scopeKeyOf(hook.ctx), dispatch.agent),
     );
