@@ -5,6 +5,7 @@
  * processes, no bubblewrap needed: each case takes milliseconds, where a confined run takes a
  * bubblewrap start.
  */
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { ToolError } from '@dsh-tools/protocol';
@@ -451,6 +452,12 @@ describe('stopping a run', () => {
     });
     setTimeout(() => controller.abort(), 50);
     expect(await running).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' });
+  });
+
+  it('a run leaves no listener on the signals it was given (one signal may serve many runs)', async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) await sh('exit 0', { signals: [controller.signal] });
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('a signal after the run ended changes nothing and kills nothing', async () => {
