@@ -58,6 +58,14 @@ describe('rules naming a whole tool', () => {
 });
 
 describe('a grant naming the whole shell tool', () => {
+  it('allows a line that only redirects, saying so', async () => {
+    const policy = await policyOf({});
+    await policy.addGrant({ rule: 'Bash' });
+    const d = await policy.explain(bash('> notes.txt'));
+    expect(d.behavior).toBe('allow');
+    expect(d.reason).toBe('granted (Bash)');
+  });
+
   it('does not allow what cannot be understood', async () => {
     const policy = await policyOf({});
     await policy.addGrant({ rule: 'Bash' });
@@ -125,9 +133,26 @@ describe('a tool without hints', () => {
     ]);
   });
 
-  it('a deny rule on it outweighs an ask rule checked after it', async () => {
+  it('a deny rule on it outweighs an ask rule, whichever is checked first', async () => {
     const policy = await policyOf({ deny: ['Deploy(a)'], ask: ['Deploy(b)'] });
     expect((await policy.explain(call('Deploy', {}))).behavior).toBe('deny');
+    // Rules from two sources: the first source's ask is checked before the second's deny.
+    const sources = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: [
+        { source: 'project settings', ask: ['Deploy(a)'] },
+        { source: 'user settings', deny: ['Deploy(b)'] },
+      ],
+    });
+    expect((await sources.explain(call('Deploy', {}))).behavior).toBe('deny');
+  });
+
+  it('of two ask rules on it, the first is the one the question names', async () => {
+    const policy = await policyOf({ ask: ['Deploy(a)', 'Deploy(b)'] });
+    expect((await policy.explain(call('Deploy', {}))).reason).toContain(
+      'rule Deploy(a) names Deploy',
+    );
   });
 
   it('bypassPermissions skips its ask rules, never its deny rules', async () => {
@@ -135,9 +160,10 @@ describe('a tool without hints', () => {
       cwd: root,
       home,
       mode: 'bypassPermissions',
-      rules: { ask: ['Deploy(prod)'], deny: ['Remove(x)'] },
+      rules: { ask: ['Deploy(prod)', 'Publish'], deny: ['Remove(x)'] },
     });
     expect((await policy.explain(call('Deploy', {}))).behavior).toBe('allow');
+    expect((await policy.explain(call('Publish', {}))).behavior).toBe('allow');
     expect((await policy.explain(call('Remove', {}))).behavior).toBe('deny');
   });
 
@@ -183,12 +209,15 @@ describe('a grant naming a whole tool without hints', () => {
     const d = await policy.explain(call('Deploy', { target: 'prod' }));
     expect(d.behavior).toBe('allow');
     expect(d.decidedBy).toEqual({ kind: 'grant', grant });
+    expect(d.grants).toEqual([grant]);
     expect(d.reason).toBe('granted (Deploy)');
   });
 
   it('outweighs a whole-tool ask', async () => {
     const policy = await policyOf({ ask: ['Deploy'] });
-    expect((await policy.explain(call('Deploy', {}))).reason).toContain('every Deploy call asks');
+    const asked = await policy.explain(call('Deploy', {}));
+    expect(asked.behavior).toBe('ask');
+    expect(asked.reason).toContain('every Deploy call asks');
     await policy.addGrant({ rule: 'Deploy' });
     expect((await policy.explain(call('Deploy', {}))).behavior).toBe('allow');
   });
