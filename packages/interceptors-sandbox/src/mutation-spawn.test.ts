@@ -209,6 +209,19 @@ describe("bubblewrap's status pipe", () => {
     expect(r.exitCode).toBe(4);
   });
 
+  it('is read up to 64 KiB: records past a flood are not taken', async () => {
+    // bubblewrap writes a few short records; a pipe that floods cannot grow this process's memory.
+    // At most one chunk (64 KiB) past the bound is kept, so 200,000 bytes surely bury the record.
+    const flood = await fakeBwrap(
+      'head -c 200000 /dev/zero | tr "\\0" x >&3; echo >&3; echo \'{"exit-code": 5}\' >&3; exit 0',
+    ).catch((e: unknown) => e);
+    expect(flood).toBeInstanceOf(ToolError);
+    const within = await fakeBwrap(
+      'head -c 60000 /dev/zero | tr "\\0" x >&3; echo >&3; echo \'{"exit-code": 5}\' >&3; exit 0',
+    );
+    expect(within.exitCode).toBe(5);
+  });
+
   it('no exit code and no signal: the sandbox could not be set up, with its words', async () => {
     const error = await fakeBwrap("echo 'bwrap: Creating new namespace failed' >&2; exit 1").catch(
       (e: unknown) => e,
