@@ -3,7 +3,7 @@
  * own hard limits gets. Written where a mutation run found no test noticing a change to limits.ts.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanUpAfterTests, makeTree, needsBwrap, SKIP_BWRAP } from '../test/fixtures';
 import { createSandboxRunner, DEFAULT_LIMITS } from './index';
 import { resolveLimits, ulimitArgs } from './limits';
@@ -80,24 +80,41 @@ const hostHard = (name: string): number | undefined => {
 const HOST_FILES = hostHard('Max open files');
 
 describe('ulimit arguments never ask for more than the host process has', () => {
-  const max = Object.fromEntries(Object.entries(RANGES).map(([k, [, hi]]) => [k, hi]));
-  const args = ulimitArgs(max as typeof DEFAULT_LIMITS, true);
-  const hard = args.slice(0, args.indexOf('--'));
-  const soft = args.slice(args.indexOf('--') + 1);
+  const max = Object.fromEntries(Object.entries(RANGES).map(([k, [, hi]]) => [k, hi])) as Record<
+    keyof typeof DEFAULT_LIMITS,
+    number
+  >;
+  // limits.ts reads the host's hard limits once per process and keeps them: a fresh copy of the
+  // module per test reads them again, so a change to that reading is seen here.
+  let hard: string[];
+  let soft: string[];
+  beforeEach(async () => {
+    vi.resetModules();
+    const fresh = await import('./limits');
+    const args = fresh.ulimitArgs(max as typeof DEFAULT_LIMITS, true);
+    hard = args.slice(0, args.indexOf('--'));
+    soft = args.slice(args.indexOf('--') + 1);
+  });
   const value = (list: string[], flag: string) => Number(list[list.indexOf(flag) + 1]);
+  /** `asked`, capped at the host's hard limit `name` where there is one. */
+  const capped = (asked: number, name: string) => Math.min(asked, hostHard(name) ?? asked);
   it.each([
-    ['-u', 'Max processes', 1],
-    ['-n', 'Max open files', 1],
-    ['-v', 'Max address space', 1024],
-    ['-f', 'Max file size', 1024],
-    ['-t', 'Max cpu time', 1],
-  ] as const)('%s is capped at the host hard limit "%s" where it has one', (flag, name, unit) => {
-    const host = hostHard(name);
-    for (const list of [hard, soft]) {
-      expect(value(list, flag)).toBeLessThanOrEqual(
-        host === undefined ? Number.POSITIVE_INFINITY : Math.floor(host / unit),
-      );
-    }
+    ['-u', 'Max processes', 'processes', 1],
+    ['-n', 'Max open files', 'openFiles', 1],
+    ['-v', 'Max address space', 'addressSpaceBytes', 1024],
+    ['-f', 'Max file size', 'fileSizeBytes', 1024],
+  ] as const)(
+    '%s is capped at the host hard limit "%s" where it has one',
+    (flag, name, key, unit) => {
+      const expected = Math.floor(capped(max[key], name) / unit);
+      expect(value(hard, flag)).toBe(expected);
+      expect(value(soft, flag)).toBe(expected);
+    },
+  );
+  it('-t is capped too: hard one second above the soft limit, the soft one at most the hard', () => {
+    const cpuHard = capped(max.cpuSeconds + 1, 'Max cpu time');
+    expect(value(hard, '-t')).toBe(cpuHard);
+    expect(value(soft, '-t')).toBe(Math.min(max.cpuSeconds, cpuHard));
   });
   it.skipIf(HOST_FILES === undefined || HOST_FILES >= 1_048_576)(
     'and one below the host hard limit is kept as given',
