@@ -3,12 +3,26 @@
  * runs in examples/upstream-compat): how a program's calls are scheduled, who sees them, what each
  * agent is shown, and the misuse that must fail loudly.
  */
+
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Context, Service } from '@deepseek-ai/cordis';
 import { createScope } from '@deepseek-ai/dsh-scope';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
 import { type ToolDefinition, textContent } from '@dsh-tools/protocol';
-import { describe, expect, it } from 'vitest';
-import { ToolRegistry } from './cordis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Hooks, Sandbox, ToolRegistry } from './cordis';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = (name: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `dsh-code-${name}-`));
+  dirs.push(dir);
+  return dir;
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: cordis contexts and results, typed loosely here
 type Any = any;
@@ -277,5 +291,61 @@ describe('Code Mode', () => {
     const none = await app({ mode: 'code' }, false);
     await expect(none.root.systemPrompt.assemble({})).rejects.toThrow(/requires a code runtime/);
     expect(text(await none.run('return 1'))).toMatch(/requires a code runtime/);
+  });
+
+  it('applies the Hooks and Sandbox plugins to each call a program makes (attack: unguarded, both write)', async () => {
+    const writer: ToolDefinition = {
+      name: 'write_file',
+      description: 'Writes a file.',
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required: ['path', 'content'],
+      },
+      hints: { paths: [{ arg: 'path', access: 'write' }] },
+      execute: ({ path, content }) => {
+        writeFileSync(String(path), String(content));
+        return [textContent(`wrote ${String(path)}`)];
+      },
+    };
+    const workspace = tempDir('workspace');
+    const outside = join(tempDir('outside'), 'escaped.txt');
+    const secret = join(workspace, 'secret.txt');
+    const program = `
+      const out = [];
+      for (const path of ${JSON.stringify([outside, secret])}) {
+        try { out.push(await tools.write_file({ path, content: 'x' })); }
+        catch (e) { out.push(e.toolName + ': ' + e.message); }
+      }
+      return out;`;
+    // Unguarded: the program writes outside the workspace and the file a hook protects.
+    const open = await app({ mode: 'code' });
+    open.root.tools.register(writer);
+    expect(text(await open.run(program))).toContain(`wrote ${outside}`);
+    expect(existsSync(outside)).toBe(true);
+    expect(readFileSync(secret, 'utf8')).toBe('x');
+    rmSync(outside);
+    rmSync(secret);
+    // Guarded: the sandbox refuses the first write, a PreToolUse hook (exit 2) the second.
+    const { root, run } = await app({ mode: 'code' });
+    root.tools.register(writer);
+    await root.plugin(Sandbox, { mode: 'workspace-write', cwd: workspace });
+    const hook = join(tempDir('hook'), 'hook.sh');
+    writeFileSync(
+      hook,
+      '#!/bin/sh\ngrep -q secret && { echo "secret.txt is kept" >&2; exit 2; }\nexit 0\n',
+    );
+    chmodSync(hook, 0o755);
+    await root.plugin(Hooks, {
+      hooks: {
+        PreToolUse: [{ matcher: 'write_file', hooks: [{ type: 'command', command: hook }] }],
+      },
+      cwd: workspace,
+    });
+    const [first, second] = JSON.parse(text(await run(program)));
+    expect(first).toMatch(/^write_file: .*may not be written: mode "workspace-write"/);
+    expect(second).toMatch(/^write_file: .*denied by PreToolUse hook .*secret\.txt is kept/);
+    expect(existsSync(outside)).toBe(false);
+    expect(existsSync(secret)).toBe(false);
   });
 });
