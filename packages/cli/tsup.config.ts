@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
@@ -21,5 +21,23 @@ export default [
     clean: false,
     treeshake: true,
     banner: { js: '#!/usr/bin/env node' },
+  }),
+  // inspect's tokenizer: the o200k encoding with gpt-tokenizer's code bundled in (a development
+  // dependency, so only this one encoding ships), loaded by tokenCounter() from the library and
+  // the bin alike. Its licence goes beside it.
+  defineConfig({
+    entry: { o200k: 'src/o200k.ts' },
+    format: ['esm'],
+    outExtension: () => ({ js: '.mjs' }),
+    tsconfig: 'tsconfig.build.json',
+    target: 'node20',
+    platform: 'node',
+    dts: false,
+    clean: false,
+    minify: true,
+    noExternal: ['gpt-tokenizer'],
+    onSuccess: async () => {
+      copyFileSync('node_modules/gpt-tokenizer/LICENSE', 'dist/o200k.LICENSE.txt');
+    },
   }),
 ];

@@ -1,13 +1,27 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { cErr } from './cli-io';
-import { callCommand } from './command-call';
-import { checkCommand } from './command-check';
-import { type DemoOptions, demoCommand } from './command-demo';
-import { inspectCommand } from './command-inspect';
-import { type ServeOptions, serveCommand } from './command-serve';
-import { HTTP_DEFAULTS } from './http';
+import type { DemoOptions } from './command-demo';
+import type { ServeOptions } from './command-serve';
+import { HTTP_DEFAULTS } from './http-defaults';
 
-const VERSION = '0.0.0';
+// Each command's module is imported by its action, never up front: `--help`, `--version` and a
+// usage error then load commander alone, and a command loads only what it uses (serve the MCP
+// server SDK and the HTTP stack; inspect, call, check and demo the config schema, the registry,
+// the bridge and the policies; inspect alone the tokenizer).
+
+/**
+ * The version in the package's manifest, read when asked: the bin and this module sit in dist/
+ * (or src/), one folder below package.json.
+ */
+function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** `host:port`, `:port`, `port` or `[v6]:port`. */
 function parseListen(value: string): { host: string; port: number } {
@@ -49,7 +63,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description(
       'Inspect, call, check and serve the tools of MCP servers and local plugins, behind dsh-tools policies; demo shows it all.',
     )
-    .version(VERSION)
+    .version(packageVersion())
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_HELP)
     .exitOverride()
@@ -69,7 +83,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .addOption(configOption())
     .option('--json', 'print one JSON object for scripts')
     .addHelpText('after', EXIT_HELP)
-    .action(async (options) => setExit(await inspectCommand(options)));
+    .action(async (options) => {
+      const { inspectCommand } = await import('./command-inspect');
+      setExit(await inspectCommand(options));
+    });
 
   program
     .command('call')
@@ -84,9 +101,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
       'after',
       `\nExamples:\n  dsh-tools call list_dir '{"path":"."}'\n  dsh-tools call mcp__notes__search_notes '{"query":"welcome"}' --json\n${EXIT_HELP}`,
     )
-    .action(async (tool: string, argsText: string, options) =>
-      setExit(await callCommand(tool, argsText, options)),
-    );
+    .action(async (tool: string, argsText: string, options) => {
+      const { callCommand } = await import('./command-call');
+      setExit(await callCommand(tool, argsText, options));
+    });
 
   program
     .command('check')
@@ -123,9 +141,10 @@ Examples:
   dsh-tools check mcp__notes__add_note '{"title":"t","text":"x"}' --json
 ${EXIT_HELP}`,
     )
-    .action(async (tool: string, argsText: string, options) =>
-      setExit(await checkCommand(tool, argsText, options)),
-    );
+    .action(async (tool: string, argsText: string, options) => {
+      const { checkCommand } = await import('./command-check');
+      setExit(await checkCommand(tool, argsText, options));
+    });
 
   program
     .command('demo')
@@ -154,7 +173,10 @@ sandbox's path checks do not need it, and the header says the runner is unavaila
 Exit code 0 when every call ended as scripted, 1 otherwise, 4 when the example server did not start.
 ${EXIT_HELP}`,
     )
-    .action(async (options: DemoOptions) => setExit(await demoCommand(options)));
+    .action(async (options: DemoOptions) => {
+      const { demoCommand } = await import('./command-demo');
+      setExit(await demoCommand(options));
+    });
 
   program
     .command('serve')
@@ -194,7 +216,10 @@ a loopback address gets a generated token (printed on stderr); any other address
 Requests with an Origin header other than a loopback one or --allow-origin are refused (DNS rebinding).
 ${EXIT_HELP}`,
     )
-    .action(async (options: ServeOptions) => setExit(await serveCommand(options)));
+    .action(async (options: ServeOptions) => {
+      const { serveCommand } = await import('./command-serve');
+      setExit(await serveCommand(options));
+    });
 
   return program;
 }

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { CliFailure, cErr, err } from './cli-io';
 import { buildProgram } from './cli-program';
-import { ConfigError } from './config';
+import { ConfigError } from './config-error';
 import { EXIT } from './exit-codes';
 import { PolicyConfigError, PolicyUnavailableError } from './policies';
 

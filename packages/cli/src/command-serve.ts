@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { failedServersNote, load, openGateway } from './cli-gateway';
 import { CliFailure, err } from './cli-io';
 import { EXIT } from './exit-codes';
-import { isLoopbackHost, serveGatewayHttp } from './http';
+import type { HttpGateway } from './http';
+import { isLoopbackHost } from './http-defaults';
 import { createElicitationApprovals, serveGatewayStdio } from './serve';
 
 async function resolveToken(
@@ -61,6 +62,9 @@ export interface ServeOptions {
 export async function serveCommand(options: ServeOptions): Promise<number> {
   // Every check that can refuse comes before a server process starts.
   const tokenInfo = options.http ? await resolveToken(options, options.http.host) : undefined;
+  // The HTTP stack (the SDK's Streamable HTTP transport, hono's Node adapter) only for --http,
+  // loaded before any server process starts so that a failure leaves nothing running.
+  const httpModule = options.http ? await import('./http') : undefined;
   const loaded = await load(options.config);
   const approvals = createElicitationApprovals();
   const gateway = await openGateway(loaded, false, approvals.approver);
@@ -74,8 +78,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const tools = gateway.registry.schemas().length;
   let stop: () => Promise<void>;
   let done: Promise<void>;
-  if (options.http && tokenInfo) {
-    let http: Awaited<ReturnType<typeof serveGatewayHttp>>;
+  if (options.http && tokenInfo && httpModule) {
+    const { serveGatewayHttp } = httpModule;
+    let http: HttpGateway;
     try {
       http = await serveGatewayHttp(gateway, {
         host: options.http.host,

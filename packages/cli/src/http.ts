@@ -18,17 +18,10 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
+import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
 import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
 
-/** Defaults of {@link serveGatewayHttp}. */
-export const HTTP_DEFAULTS = {
-  host: '127.0.0.1',
-  port: 8765,
-  path: '/mcp',
-  maxBodyBytes: 1024 * 1024,
-  maxSessions: 32,
-  sessionIdleMs: 30 * 60_000,
-} as const;
+export { HTTP_DEFAULTS, isLoopbackHost };
 
 /** Options of {@link serveGatewayHttp}. */
 export interface HttpServeOptions {
@@ -65,15 +58,6 @@ export interface HttpGateway {
   readonly sessions: number;
   /** Stops accepting, closes every session and the listener. */
   close(): Promise<void>;
-}
-
-/** Whether `host` is a loopback address or `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (bare === 'localhost') return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1';
-  return false;
 }
 
 function jsonRpcError(

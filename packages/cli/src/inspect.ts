@@ -1,5 +1,12 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ToolHints, ToolSchema, ToolSource } from '@dsh-tools/protocol';
 import type { Gateway } from './gateway';
+
+// The folder of this module in either build (CJS has __dirname; ESM has import.meta.url).
+const here: string =
+  typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
 
 /** One tool as `dsh-tools inspect` shows it. */
 export interface InspectedTool extends ToolSchema {
@@ -40,9 +47,18 @@ function plainHints(hints: ToolHints | undefined): Record<string, unknown> {
   return out;
 }
 
-/** Counts tokens of a text with the o200k encoding, loaded on first use (it is large). */
+/**
+ * Counts tokens of a text with the o200k encoding, loaded on first use (2.6 MB): the package's
+ * own `dist/o200k.mjs`. From the sources (tests), where there is no build beside this module, the
+ * same encoding comes from gpt-tokenizer, a development dependency. The specifier is computed so
+ * that the library build neither bundles gpt-tokenizer nor imports it.
+ */
 export async function tokenCounter(): Promise<(text: string) => number> {
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const built = join(here, 'o200k.mjs');
+  const specifier = existsSync(built)
+    ? pathToFileURL(built).href
+    : ['gpt-tokenizer', 'encoding', 'o200k_base'].join('/');
+  const { countTokens } = (await import(specifier)) as typeof import('./o200k');
   return (text) => countTokens(text);
 }
 

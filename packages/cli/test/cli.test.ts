@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
@@ -40,7 +41,7 @@ describe('dsh-tools inspect', () => {
     expect(stdout).not.toContain(ESC);
   });
 
-  it('--json prints the tools as the model sees them, with hints, source and a token estimate', async () => {
+  it('--json prints the tools as the model sees them, with hints, source and their o200k tokens', async () => {
     const { code, stdout } = await runCli(['inspect', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(stdout);
@@ -61,14 +62,13 @@ describe('dsh-tools inspect', () => {
     expect(search.hints.readOnly).toBe(true);
     for (const tool of report.tools) {
       expect(tool.tokens).toBeGreaterThan(10);
-      // A rough check that the estimate tracks the size: about 2 to 6 characters a token.
-      const chars = JSON.stringify({
+      // The package's own o200k build counts exactly as gpt-tokenizer does.
+      const json = JSON.stringify({
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
-      }).length;
-      expect(chars / tool.tokens).toBeGreaterThan(1.5);
-      expect(chars / tool.tokens).toBeLessThan(8);
+      });
+      expect(tool.tokens).toBe(countTokens(json));
     }
     expect(report.totalTokens).toBe(
       report.tools.reduce((s: number, t: { tokens: number }) => s + t.tokens, 0),
