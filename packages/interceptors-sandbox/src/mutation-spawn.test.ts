@@ -406,6 +406,16 @@ describe('the process it starts', () => {
       if (bashPath !== undefined) expect(removed()).toBe(1);
     },
   );
+
+  it('a launcher that cannot start, or a sandbox that cannot be set up, without cgroups', async () => {
+    const launch = { ...launchWith(undefined), bash: '/nonexistent/bash' };
+    await expect(spawnAndWait('/nonexistent/program', [], spec({ launch }))).rejects.toThrow(
+      /cannot start "\/nonexistent\/bash"/,
+    );
+    await expect(fakeBwrap('exit 1', { launch: launchWith(undefined) })).rejects.toThrow(
+      /bubblewrap could not set up the sandbox/,
+    );
+  });
 });
 
 describe('when the run resolves', () => {
