@@ -10,6 +10,7 @@ import {
   type ToolRuntimeScheduler,
 } from './cordis';
 import type * as harness from './harness';
+import type { ToolRegistryConfig } from './types';
 
 declare const ctx: Context;
 
@@ -31,5 +32,15 @@ describe('the harness-facing members, typed', () => {
     expectTypeOf<typeof harness.TOOL_RUNTIME_SCHEDULER>().toEqualTypeOf<
       typeof TOOL_RUNTIME_SCHEDULER
     >();
+  });
+
+  it('types Code Mode: the options, the renderers and the failure', () => {
+    expectTypeOf<ToolRegistryConfig['mode']>().toEqualTypeOf<ToolPresentationMode | undefined>();
+    expectTypeOf<ToolRegistryConfig['maxParallelSubCalls']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<typeof harness.jsonSchemaToTs>().toEqualTypeOf<
+      (schema: unknown, indent?: number) => string
+    >();
+    expectTypeOf<typeof harness.RUN_CODE_NAME>().toEqualTypeOf<'run_code'>();
+    expectTypeOf<harness.CodeRunFailedError['code']>().toEqualTypeOf<'CODE_RUN_FAILED'>();
   });
 });
