@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Parser } from 'web-tree-sitter';
 
 /** A syntax node copied out of the parser into plain JavaScript (cheap to walk). */
@@ -32,8 +34,15 @@ export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const wasm = await readFile(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    // The build copies the grammar's wasm beside the bundle (dist/), so the package ships it
+    // without depending on tree-sitter-bash (C sources, native prebuilds, an install script). From
+    // the sources (tests), it comes from tree-sitter-bash itself, a development dependency.
+    const beside = fileURLToPath(new URL('tree-sitter-bash.wasm', import.meta.url));
+    const wasm = await readFile(
+      existsSync(beside)
+        ? beside
+        : createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm'),
+    );
     const language = await Language.load(new Uint8Array(wasm));
     const p = new Parser();
     p.setLanguage(language);
