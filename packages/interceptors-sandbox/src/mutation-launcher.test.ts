@@ -7,6 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { cleanUpAfterTests, makeTree } from '../test/fixtures';
 import { createSandboxRunner } from './index';
+import { findBash, LAUNCHER_FAILED } from './launcher';
+import { resolveSandboxOptions } from './options';
+import { spawnAndWait } from './spawn-and-wait';
 
 cleanUpAfterTests();
 
@@ -24,6 +27,49 @@ describe('the launcher ignores start-up variables a run is given', () => {
     }).run(['true'], { env: { BASH_ENV: `${t.base}/startup.sh` }, timeoutMs: 20_000 });
     expect(r).toMatchObject({ exitCode: 0, sandboxed: false });
     await expect(readFile(`${t.base}/marker`, 'utf8')).rejects.toThrow(/ENOENT/);
+    await t.cleanup();
+  });
+});
+
+describe('the launcher says what it could not do', () => {
+  it('limits it cannot set: exit 125, in its own name, before anything runs', async () => {
+    const t = await makeTree();
+    const bash = findBash()!;
+    const config = resolveSandboxOptions({ mode: 'workspace-write', cwd: t.ws }, 'test');
+    // More open files than the kernel allows anyone (fs.nr_open): refused even to root.
+    const r = await spawnAndWait('touch', [`${t.base}/ran`], {
+      cwd: t.ws,
+      env: { PATH: '/usr/bin:/bin' },
+      input: {
+        argv: [],
+        cwd: undefined,
+        env: {},
+        stdin: undefined,
+        timeoutMs: 20_000,
+        maxOutputBytes: 65_536,
+        signal: undefined,
+        rawOutput: false,
+      },
+      signals: [],
+      config,
+      limits: config.limits,
+      sandboxed: false,
+      who: 'Tool "t"',
+      launch: {
+        bash,
+        cgroup: undefined,
+        ulimit: ['-H', '-n', '2147483647', '--', '-S', '-n', '64'],
+      },
+      rawOutput: false,
+    });
+    expect(r.exitCode).toBe(LAUNCHER_FAILED);
+    expect(r.stderr).toMatch(
+      /^dsh-sandbox-launcher: line \d+: ulimit: open files: cannot modify limit/,
+    );
+    expect(r.stderr).toContain(
+      'dsh-sandbox: could not set the resource limits (ulimit -S -n 64; ulimit -H -n 2147483647)',
+    );
+    await expect(readFile(`${t.base}/ran`, 'utf8')).rejects.toThrow(/ENOENT/);
     await t.cleanup();
   });
 });

@@ -222,6 +222,45 @@ describe("bubblewrap's status pipe", () => {
     expect(within.exitCode).toBe(5);
   });
 
+  it('a record of another kind after the exit code does not undo it', async () => {
+    const r = await fakeBwrap(
+      'echo \'{"exit-code": 4}\' >&3; echo \'{"child-pid": 1}\' >&3; exit 0',
+    );
+    expect(r.exitCode).toBe(4);
+  });
+
+  it("a program's own stderr cannot change its exit code or fail the run", async () => {
+    // The words bubblewrap uses for a missing program, written by the program itself.
+    const r = await fakeBwrap(
+      "echo 'bwrap: execvp x: No such file or directory' >&2; echo '{\"exit-code\": 5}' >&3; exit 0",
+    );
+    expect(r.exitCode).toBe(5);
+    const u = await sh("echo 'bwrap: execvp x: No such file or directory' >&2; exit 3");
+    expect(u.exitCode).toBe(3);
+  });
+
+  it('"bwrap: execvp" counts only at the start of a line', async () => {
+    await expect(fakeBwrap("echo 'warning: bwrap: execvp x' >&2; exit 1")).rejects.toThrow(
+      /could not set up the sandbox: warning: bwrap: execvp x$/,
+    );
+  });
+
+  it('a bubblewrap killed by a signal, or stopped by the runner, is a result, not a failed setup', async () => {
+    const killed = await fakeBwrap("echo 'bwrap: execvp x' >&2; kill -KILL $$");
+    expect(killed).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false });
+    const stopped = await fakeBwrap('sleep 30', { input: input({ timeoutMs: 100 }) });
+    expect(stopped).toMatchObject({ exitCode: null, timedOut: true, sandboxed: true });
+  });
+
+  it("a failed setup quotes at most 2,000 characters of bubblewrap's words", async () => {
+    const error = await fakeBwrap('head -c 5000 /dev/zero | tr "\\0" w >&2; exit 1').catch(
+      (e: Error) => e,
+    );
+    expect((error as Error).message).toBe(
+      `Tool "t": bubblewrap could not set up the sandbox: ${'w'.repeat(2000)}`,
+    );
+  });
+
   it('no exit code and no signal: the sandbox could not be set up, with its words', async () => {
     const error = await fakeBwrap("echo 'bwrap: Creating new namespace failed' >&2; exit 1").catch(
       (e: unknown) => e,
