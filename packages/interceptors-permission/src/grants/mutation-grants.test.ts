@@ -70,6 +70,21 @@ describe('revoking a grant', () => {
   });
 });
 
+describe('loading grants', () => {
+  it('a stored grant whose rule does not parse is reported and left out; the others load', async () => {
+    const good = { id: 'g', rule: 'Bash(ls)', origin };
+    const errors: unknown[] = [];
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      grants: createMemoryGrantStore([{ id: 'b', rule: 'Bash(ls', origin }, good]),
+      onError: (error) => errors.push(error),
+    });
+    expect(await policy.listGrants()).toEqual([good]);
+    expect(errors).toEqual([expect.any(PermissionRuleError)]);
+  });
+});
+
 describe('a grant in force', () => {
   it('a stored grant with no uses left applies to nothing', async () => {
     const used = { id: 'u', rule: 'Bash(echo:*)', usesLeft: 0, origin };
