@@ -516,6 +516,15 @@ describe('stopping a run', () => {
     expect(await running).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' });
   });
 
+  it('a stopped run names a signal even when its process ended in its own SIGTERM handler', async () => {
+    const r = await sh("trap 'exit 3' TERM; echo up; while :; do sleep 0.05; done", {
+      input: input({ timeoutMs: 100 }),
+    });
+    expect(r.exitCode).toBeNull();
+    expect(r.timedOut).toBe(true);
+    expect(r.signal).toMatch(/^SIG[A-Z]+$/);
+  });
+
   it('a run leaves no listener on the signals it was given (one signal may serve many runs)', async () => {
     const controller = new AbortController();
     for (let i = 0; i < 3; i++) await sh('exit 0', { signals: [controller.signal] });
