@@ -49,6 +49,27 @@ describe('arithmetic contexts', () => {
   );
 });
 
+describe('code inside words', () => {
+  it('a substitution in a default value runs, one level down', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
+    const a = await analysis('echo "${x:-`rm y`}"');
+    expect(a.commands).toContainEqual(expect.objectContaining({ via: ['expansion'] }));
+    expect(a.commands.map((c) => c.argv.map((w) => w.value).join(' '))).toContain('rm y');
+  });
+
+  it('a substitution in the target of <> runs', async () => {
+    const a = await analysis('echo x <> $(rm y)');
+    expect(a.commands.map((c) => c.argv.map((w) => w.value).join(' '))).toEqual(['echo x', 'rm y']);
+  });
+
+  it('an array element assigned by a number evaluates nothing; by anything else it may', async () => {
+    expect((await analysis('a[10]=1')).problems).toEqual([]);
+    expect((await analysis('a[@]=1')).problems).toEqual([
+      'the subscript of a[@] is evaluated as arithmetic, which may run commands',
+    ]);
+  });
+});
+
 describe('redirections', () => {
   it.each([
     ['echo x &>> f', [{ op: '&>>', target: 'f', access: 'write' }]],
