@@ -31,6 +31,13 @@ describe('nesting', () => {
   });
 });
 
+describe('a line nested deeper than the parser can walk', () => {
+  it('is a problem, never a line that runs nothing', async () => {
+    const line = `${'( '.repeat(6000)}rm x${' )'.repeat(6000)}`;
+    expect((await analysis(line)).problems).toEqual(['the command is nested too deeply to read']);
+  });
+});
+
 describe('arithmetic contexts', () => {
   it.each([
     ['(( x ))', 'x'],

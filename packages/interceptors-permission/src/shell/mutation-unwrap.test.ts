@@ -63,6 +63,7 @@ describe('wrappers not understood', () => {
       'env -C runs the command in another directory',
     ],
     ['chroot /x rm y', 'chroot /x rm y', 'chroot runs its command under another root (/x)'],
+    ['chroot', 'chroot', 'chroot runs its command under another root (?)'],
     ['flock l -c "$X"', 'flock l -c $X', 'flock -c runs a string that is not known before it runs'],
     ['flock l -c', 'flock l -c', 'flock -c runs a string that is not known before it runs'],
     [
