@@ -11,7 +11,7 @@ import { Context, Service } from '@deepseek-ai/cordis';
 import { createScope } from '@deepseek-ai/dsh-scope';
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt';
 import { type ToolDefinition, textContent } from '@dsh-tools/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Hooks, Sandbox, ToolRegistry } from './cordis';
 
 const dirs: string[] = [];
@@ -87,7 +87,7 @@ const tools = (trace: string[], state = { now: 0, max: 0 }) => {
       trace.push(`read ${i} start`);
       state.now++;
       state.max = Math.max(state.max, state.now);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 20));
       state.now--;
       trace.push(`read ${i} end`);
       return [textContent(`item ${i}`)];
@@ -99,7 +99,7 @@ const tools = (trace: string[], state = { now: 0, max: 0 }) => {
     parameters: { type: 'object', properties: { i: { type: 'number' } }, required: ['i'] },
     execute: async ({ i }) => {
       trace.push(`write ${i} start`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, 20));
       trace.push(`write ${i} end`);
       return [textContent(`wrote ${i}`)];
     },
@@ -163,6 +163,8 @@ describe('Code Mode', () => {
       return next();
     });
     const pending = run(`await Promise.all([tools.read({ i: 1 }), tools.read({ i: 2 })]);`);
+    // Once the first call is being asked about, the second waits for its answer.
+    await vi.waitFor(() => expect(asked).toContain('read 1'));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(asked).toEqual(['run_code', 'read 1']);
     first.open();
