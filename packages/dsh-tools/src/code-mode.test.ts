@@ -257,6 +257,13 @@ describe('Code Mode', () => {
     expect(rule.text).toBe('');
     const plain = await both.root.tools.execute({ callId: 'p', name: 'read', arguments: { i: 2 } });
     expect(text(plain)).toBe('item 2');
+    // A turn of direct calls still overlaps its safe ones under `both`.
+    const turn = await both.root.tools.executeAll([
+      { callId: 't1', name: 'read', arguments: { i: 3 } },
+      { callId: 't2', name: 'read', arguments: { i: 4 } },
+    ]);
+    expect(turn.map(text)).toEqual(['item 3', 'item 4']);
+    expect(both.state.max).toBe(2);
   });
 
   it('declares what a call resolves to, and the tools of the assembling agent only', async () => {

@@ -158,9 +158,12 @@ export async function runTurn(
         ? exec
         : ({ ...exec, [HARNESS_CALL]: call } as ToolExecution);
     });
-    unscoped =
-      !adapter.presentation.installed &&
-      (!layers.scoped() || execs.every((e) => scopeChain(e.agent).length === 0));
+    const { presentation } = adapter;
+    // Code Mode's rules (run_code's visibility, the `code` collapse) are applied per call.
+    const plain =
+      !presentation.installed ||
+      execs.every((e) => e.name !== RUN_CODE_NAME && modeFor(presentation, e.agent) !== 'code');
+    unscoped = plain && (!layers.scoped() || execs.every((e) => scopeChain(e.agent).length === 0));
   } catch {
     // Malformed or hostile: the registry answers each call with a result, as it answers any.
     return runAll(execs);
