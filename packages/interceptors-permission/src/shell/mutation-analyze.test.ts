@@ -32,9 +32,12 @@ describe('nesting', () => {
 });
 
 describe('a line nested deeper than the parser can walk', () => {
+  // Deep enough that copying or walking the tree overflows the stack on any host (how deep a
+  // stack goes varies, so a depth where only the walk overflows cannot be pinned).
   it('is a problem, never a line that runs nothing', async () => {
-    const line = `${'( '.repeat(6000)}rm x${' )'.repeat(6000)}`;
-    expect((await analysis(line)).problems).toEqual(['the command is nested too deeply to read']);
+    const line = `${'('.repeat(32_000)}rm x${')'.repeat(32_000)}`;
+    const a = await analysis(line);
+    expect(a.problems).toEqual(['the command is nested too deeply to read']);
   });
 });
 
@@ -73,6 +76,19 @@ describe('code inside words', () => {
     expect((await analysis('a[10]=1')).problems).toEqual([]);
     expect((await analysis('a[@]=1')).problems).toEqual([
       'the subscript of a[@] is evaluated as arithmetic, which may run commands',
+    ]);
+  });
+});
+
+describe('assignments', () => {
+  it('say whether they change the command or the commands after them', async () => {
+    const reasons = async (line: string) =>
+      (await analysis(line)).commands.flatMap((c) => (c.unknown === undefined ? [] : [c.unknown]));
+    expect(await reasons('FOO=1 cat x')).toEqual([
+      'it sets FOO, which may change what the command run or load',
+    ]);
+    expect(await reasons('FOO=1; cat x')).toEqual([
+      'it sets FOO, which may change what later commands run or load',
     ]);
   });
 });
