@@ -93,6 +93,16 @@ describe('assignments', () => {
   });
 });
 
+describe('declarations', () => {
+  it.each(['local x=1', 'unset x', 'declare -r y=2'])(
+    '%s is the command, its keyword once',
+    async (line) => {
+      const a = await analysis(line);
+      expect(a.commands.map((c) => c.argv.map((w) => w.value).join(' '))).toEqual([line]);
+    },
+  );
+});
+
 describe('redirections', () => {
   it.each([
     ['echo x &>> f', [{ op: '&>>', target: 'f', access: 'write' }]],
