@@ -4,8 +4,8 @@
  * mutation run of cgroup.ts. Where the host gives no cgroups (an unprivileged user, cgroup v2
  * without delegation), createRunCgroup says so by returning nothing, and only that is checked.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync, rmdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunCgroup } from './cgroup';
@@ -43,7 +43,9 @@ beforeEach(async () => {
   createRunCgroup = tracked((await freshModule()).createRunCgroup);
 });
 afterEach(() => {
-  for (const dir of [...made].reverse()) {
+  // Each run's directory, then this process's directory above them (made afresh by the next test).
+  const bases = [...made].map(dirname);
+  for (const dir of [...[...made].reverse(), ...bases]) {
     try {
       rmdirSync(dir);
     } catch {}
@@ -167,6 +169,57 @@ describe.runIf(V1_ROOT)(title('run cgroups'), () => {
     const pids = dirs.find((d) => !d.includes('/memory/'))!;
     expect(readFileSync(`${pids}/pids.max`, 'utf8').trim()).toBe('21');
     b.remove();
+  });
+});
+
+describe.runIf(V1_ROOT)(title('cgroups left by processes that died'), () => {
+  const pidsRoot = '/sys/fs/cgroup/pids';
+  /** A pid that no process has now. */
+  const deadPid = () => spawnSync('true').pid!;
+
+  it('are removed at first use; those of live processes, and anything not named so, stay', () => {
+    const dead = `${pidsRoot}/dsh-sandbox-${deadPid()}`;
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const live = `${pidsRoot}/dsh-sandbox-${sleeper.pid}`;
+    const deadWithMore = `${pidsRoot}/dsh-sandbox-${deadPid()}`;
+    const other = `${pidsRoot}/not-dsh-sandbox-${deadPid()}`;
+    try {
+      for (const dir of [
+        `${dead}/run-1`,
+        `${dead}/run-2`,
+        `${live}/run-1`,
+        `${deadWithMore}/run-1`,
+        `${deadWithMore}/kept`,
+        `${other}/run-1`,
+      ]) {
+        mkdirSync(dir, { recursive: true });
+      }
+      createRunCgroup(limits())?.remove();
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(`${live}/run-1`)).toBe(true);
+      // Only run-* below a dead process's directory are its runs; the directory then stays.
+      expect(existsSync(`${deadWithMore}/run-1`)).toBe(false);
+      expect(existsSync(`${deadWithMore}/kept`)).toBe(true);
+      expect(existsSync(`${other}/run-1`)).toBe(true);
+    } finally {
+      sleeper.kill('SIGKILL');
+      for (const dir of [
+        `${live}/run-1`,
+        live,
+        `${deadWithMore}/kept`,
+        `${deadWithMore}/run-1`,
+        deadWithMore,
+        `${other}/run-1`,
+        other,
+        `${dead}/run-1`,
+        `${dead}/run-2`,
+        dead,
+      ]) {
+        try {
+          rmdirSync(dir);
+        } catch {}
+      }
+    }
   });
 });
 
