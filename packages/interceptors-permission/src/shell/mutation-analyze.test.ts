@@ -23,6 +23,12 @@ describe('nesting', () => {
     ]);
   });
 
+  it('a command a program runs one level above the limit is followed', async () => {
+    const a = await analysis(nestBashC('find . -exec rm {} +', 7));
+    expect(a.problems).toEqual([]);
+    expect(a.commands.map((c) => c.via.at(-1))).toContain('find -exec');
+  });
+
   it('a command a program runs counts as a level too (find -exec at the limit)', async () => {
     const a = await analysis(nestBashC('find . -exec rm {} +', 8));
     expect(a.problems).toEqual([
