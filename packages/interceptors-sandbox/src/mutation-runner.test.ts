@@ -66,6 +66,19 @@ describe('refused before anything starts', () => {
     });
   });
 
+  it('a run cwd whose link leads into a hidden directory: refused where it resolves', async () => {
+    await mkdir(`${t.ws}/secret-dir`, { recursive: true });
+    await symlink('secret-dir', `${t.ws}/innocent-dir`);
+    const error = await rejection(
+      createSandboxRunner(unconfined({ denyRead: ['secret-dir/**'] })).run(['true'], {
+        cwd: 'innocent-dir',
+      }),
+    );
+    expect(error.message).toBe(
+      `sandbox runner: sandbox.run cwd "innocent-dir" (resolved "${t.ws}/secret-dir") is refused by denyRead "secret-dir/**"; run somewhere else`,
+    );
+  });
+
   it("the sandbox's own cwd when the deny list hides it", async () => {
     await mkdir(`${t.ws}/own-hidden`, { recursive: true });
     const error = await rejection(
