@@ -250,6 +250,11 @@ describe("bubblewrap's status pipe", () => {
     expect(killed).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false });
     const stopped = await fakeBwrap('sleep 30', { input: input({ timeoutMs: 100 }) });
     expect(stopped).toMatchObject({ exitCode: null, timedOut: true, sandboxed: true });
+    // Stopped, and it exits with a code of its own and no exit record: still the stop's result.
+    const exits = await fakeBwrap("trap 'exit 1' TERM; sleep 30 & wait", {
+      input: input({ timeoutMs: 100 }),
+    });
+    expect(exits).toMatchObject({ exitCode: null, timedOut: true, sandboxed: true });
   });
 
   it("a failed setup quotes at most 2,000 characters of bubblewrap's words", async () => {
