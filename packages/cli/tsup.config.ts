@@ -1,4 +1,4 @@
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { packageBuild } from '../../tsup.base';
 
@@ -10,6 +10,10 @@ export default [
   packageBuild(undefined, { clean: false }),
   // The programs: the `dsh-tools` bin and the example MCP server of the embedded default config.
   // ESM only, no declarations; `clean: false` so that they do not delete the library build.
+  // commander and picocolors are bundled in: loaded from ESM, a CommonJS package costs a parse by
+  // Node's export lexer on every start, and they are all `--help` loads (their licences go to
+  // dist/cli.LICENSES.txt). Their CommonJS code requires Node's built-ins, so every chunk gets a
+  // `require` of its own.
   defineConfig({
     entry: { cli: 'src/cli.ts', 'example-server': 'src/example-server.ts' },
     format: ['esm'],
@@ -20,7 +24,16 @@ export default [
     dts: false,
     clean: false,
     treeshake: true,
-    banner: { js: '#!/usr/bin/env node' },
+    noExternal: ['commander', 'picocolors'],
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);",
+    },
+    onSuccess: async () => {
+      const licences = ['commander', 'picocolors'].map(
+        (name) => `${name}\n\n${readFileSync(`node_modules/${name}/LICENSE`, 'utf8')}`,
+      );
+      writeFileSync('dist/cli.LICENSES.txt', licences.join(`\n${'-'.repeat(72)}\n\n`));
+    },
   }),
   // inspect's tokenizer: the o200k encoding with gpt-tokenizer's code bundled in (a development
   // dependency, so only this one encoding ships), loaded by tokenCounter() from the library and
