@@ -29,6 +29,13 @@ describe('nesting', () => {
     expect(a.commands.map((c) => c.via.at(-1))).toContain('find -exec');
   });
 
+  it('a shell that a program runs one level above the limit is past it', async () => {
+    const a = await analysis(nestBashC("find . -exec bash -c 'ls' \\;", 7));
+    expect(a.problems).toEqual([
+      `commands nested more than 8 levels deep (${[...Array(7).fill('bash'), 'find -exec', 'bash'].join(' → ')})`,
+    ]);
+  });
+
   it('a command a program runs counts as a level too (find -exec at the limit)', async () => {
     const a = await analysis(nestBashC('find . -exec rm {} +', 8));
     expect(a.problems).toEqual([
@@ -148,6 +155,8 @@ describe('directory changes', () => {
     'cd ~/.ssh && cat id_rsa',
     'cd src && cat ../.env',
     'pushd src && cat ../.env',
+    // Options of cd are not the directory.
+    'cd -P ~/.ssh && cat id_rsa',
   ])('%s reads where the directory change leads: denied', async (line) => {
     expect(await behaviorOf(line)).toBe('deny');
   });
