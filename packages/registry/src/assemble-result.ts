@@ -1,10 +1,4 @@
-import {
-  ToolErrorCode as Codes,
-  errorResult,
-  type ToolExecution,
-  type ToolExecutionResult,
-} from '@dsh-tools/protocol';
-import { messageOf, quote } from './describe';
+import type { ToolExecutionResult } from '@dsh-tools/protocol';
 import { freezeResult } from './results';
 import type { CallState } from './types';
 
@@ -27,18 +21,3 @@ export function assembleResult(
   }
   return freezeResult(result);
 }
-
-/**
- * The result of a failure inside the registry itself (a bug, or a hostile object that slipped
- * past every check): the call keeps its callId when it was read, and says so.
- */
-export const internalErrorResult = (
-  exec: ToolExecution,
-  where: string,
-  error: unknown,
-): ToolExecutionResult =>
-  errorResult(
-    exec.callId,
-    Codes.TOOL_ERROR,
-    `${where}: internal error in the registry${exec.name ? ` (tool ${quote(exec.name)})` : ''}: ${messageOf(error)}. Whether the tool ran is unknown; please report this bug to @dsh-tools/registry.`,
-  );

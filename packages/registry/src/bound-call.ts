@@ -1,5 +1,5 @@
 import { ToolErrorCode as Codes, errorResult, type ToolExecutionResult } from '@dsh-tools/protocol';
-import { BODY } from './run-body';
+import { BODY } from './results';
 import { listen, reasonOf, unlisten } from './signal';
 import type { CallDeadline, Prepared, Report } from './types';
 

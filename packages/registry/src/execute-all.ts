@@ -1,6 +1,6 @@
 import { ToolErrorCode as Codes, errorResult, type ToolExecutionResult } from '@dsh-tools/protocol';
 import { quote } from './describe';
-import { UNREADABLE } from './read-call';
+import { UNREADABLE } from './results';
 import type { Failed, Prepared } from './types';
 
 /** The stages a turn is scheduled over; each contains its own failures and never rejects. */

@@ -1,40 +1,9 @@
-import {
-  ToolErrorCode as Codes,
-  errorResult,
-  type ToolArgs,
-  type ToolErrorCode,
-  type ToolExecution,
-} from '@dsh-tools/protocol';
-import { internalErrorResult } from './assemble-result';
+import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
 import { isRecord, kindOf, messageOf, quote } from './describe';
 import { readExtensions } from './extensions';
+import { EMPTY_ARGS, failure, internalErrorResult, seenOf, UNREADABLE } from './results';
 import { abortedOf } from './signal';
 import type { CallRequest, Extensions, Failed } from './types';
-
-/** The arguments of a call that sent none. */
-export const EMPTY_ARGS: ToolArgs = Object.freeze({});
-
-/** What observers are shown of a call whose callId could not be read. */
-export const UNREADABLE: ToolExecution = Object.freeze({
-  callId: '',
-  name: '',
-  arguments: EMPTY_ARGS,
-});
-
-/** A call that failed before dispatch, as a result and what observers are shown of the call. */
-export const failure = (
-  exec: ToolExecution,
-  code: ToolErrorCode,
-  message: string,
-  details?: unknown,
-): Failed => ({ failed: errorResult(exec.callId, code, message, details), exec });
-
-/** What observers are shown of a call that fails after its callId (and perhaps name) was read. */
-export const seenOf = (callId: string, name: unknown, args: unknown): ToolExecution => ({
-  callId,
-  name: typeof name === 'string' ? name : '',
-  arguments: args as ToolArgs,
-});
 
 /**
  * The stage *read the call*: each field of `execute()`'s input read exactly once, inside a `try`

@@ -1,30 +1,20 @@
 import type { InterceptedExecution, ToolArgs, ToolExecutionResult } from '@dsh-tools/protocol';
 import { isRecord, kindOf, messageOf } from './describe';
 import { readExtensions } from './extensions';
-import { keep, misuse } from './results';
-import type { Checked, Extensions, Hop, RegisteredTool } from './types';
-import { invalidArgs } from './validate-arguments';
-
-/** The stage *validate the arguments*, as *run the interceptors* uses it for a rewrite. */
-export type CheckArguments = (
-  entry: RegisteredTool,
-  callId: string,
-  args: unknown,
-  preface: string,
-) => ToolExecutionResult | Checked | Promise<ToolExecutionResult | Checked>;
+import { invalidArgs, keep, misuse } from './results';
+import type { Checked, Extensions, Hop } from './types';
 
 /**
  * Checks an interceptor's `next(changed)` (part of *run the interceptors*): each field of `changed` read once;
  * `callId` and `name` must not change and `agent` must be a string (else misuse, failing the call
  * closed); extension fields pass on as they are; the arguments are copied, frozen and validated
- * again like the model's (`INVALID_ARGS` naming the interceptor). `tool` and `signal` stay the
+ * again like the model's, by the call itself (`state.validate`; `INVALID_ARGS` naming the interceptor). `tool` and `signal` stay the
  * registry's. Answers the next step's execution, or the result `next()` resolves with instead.
  */
 export function readRewrite(
   changed: unknown,
   from: Hop,
   by: string,
-  check: CheckArguments,
 ): Hop | ToolExecutionResult | Promise<Hop | ToolExecutionResult> {
   const { exec, state } = from;
   let callId: unknown;
@@ -99,6 +89,6 @@ export function readRewrite(
     state.effective = checked.value;
     return passOn(checked.value as ToolArgs);
   };
-  const checked = check(state.entry, exec.callId, args, preface);
+  const checked = state.validate(args, preface);
   return checked instanceof Promise ? checked.then(settle) : settle(checked);
 }

@@ -1,6 +1,6 @@
 import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
 import { quote } from './describe';
-import { failure, seenOf } from './read-call';
+import { failure, seenOf } from './results';
 import { closestNames } from './suggest';
 import type { CallRequest, Failed, RegisteredTool } from './types';
 

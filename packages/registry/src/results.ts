@@ -2,10 +2,83 @@ import {
   ToolErrorCode as Codes,
   errorResult,
   type InterceptedExecution,
+  type ToolArgs,
+  type ToolErrorCode,
   type ToolExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import type { CallState } from './types';
+import type { Violation } from '@dsh-tools/schema';
+import { messageOf, quote } from './describe';
+import type { CallState, Failed } from './types';
+
+// The results and records more than one stage makes: here, so that no stage imports another.
+
+/** The arguments of a call that sent none. */
+export const EMPTY_ARGS: ToolArgs = Object.freeze({});
+
+/** What observers are shown of a call whose callId could not be read. */
+export const UNREADABLE: ToolExecution = Object.freeze({
+  callId: '',
+  name: '',
+  arguments: EMPTY_ARGS,
+});
+
+/** What a whole-call deadline's `TIMEOUT` names while the body runs. */
+export const BODY = 'the tool body';
+
+/** A call that failed before dispatch, as a result and what observers are shown of the call. */
+export const failure = (
+  exec: ToolExecution,
+  code: ToolErrorCode,
+  message: string,
+  details?: unknown,
+): Failed => ({ failed: errorResult(exec.callId, code, message, details), exec });
+
+/** What observers are shown of a call that fails after its callId (and perhaps name) was read. */
+export const seenOf = (callId: string, name: unknown, args: unknown): ToolExecution => ({
+  callId,
+  name: typeof name === 'string' ? name : '',
+  arguments: args as ToolArgs,
+});
+
+/**
+ * The result of a failure inside the registry itself (a bug, or a hostile object that slipped
+ * past every check): the call keeps its callId when it was read, and says so.
+ */
+export const internalErrorResult = (
+  exec: ToolExecution,
+  where: string,
+  error: unknown,
+): ToolExecutionResult =>
+  errorResult(
+    exec.callId,
+    Codes.TOOL_ERROR,
+    `${where}: internal error in the registry${exec.name ? ` (tool ${quote(exec.name)})` : ''}: ${messageOf(error)}. Whether the tool ran is unknown; please report this bug to @dsh-tools/registry.`,
+  );
+
+const formatViolations = (violations: readonly Violation[], more: number): string => {
+  const parts = violations.map((v) =>
+    v.path === ''
+      ? `the arguments ${v.message}`
+      : `argument ${quote(v.path.slice(1))} ${v.message}`,
+  );
+  if (more > 0) parts.push(`and ${more} more`);
+  return parts.join('; ');
+};
+
+/** `INVALID_ARGS` listing every violation with its path, so a model fixes its call in one retry. */
+export const invalidArgs = (
+  callId: string,
+  tool: string,
+  check: { readonly violations: readonly Violation[]; readonly more: number },
+  preface = 'invalid arguments',
+): ToolExecutionResult =>
+  errorResult(
+    callId,
+    Codes.INVALID_ARGS,
+    `Tool "${tool}": ${preface}: ${formatViolations(check.violations, check.more)}. Fix the call and retry.`,
+    { violations: check.violations, more: check.more },
+  );
 
 /** Results are the registry's own objects (interceptors' results are copied), so freezing is safe. */
 export const freezeResult = (result: ToolExecutionResult): ToolExecutionResult => {

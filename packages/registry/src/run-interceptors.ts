@@ -9,7 +9,7 @@ import { createWaterfall, type Next, WaterfallError } from '@dsh-tools/waterfall
 import { boundOutput } from './bound-output';
 import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
-import { type CheckArguments, readRewrite } from './read-rewrite';
+import { readRewrite } from './read-rewrite';
 import { interceptorError, keep, misuse, settledIn } from './results';
 import type { Hop, InterceptorOptions } from './types';
 
@@ -78,18 +78,19 @@ const chainMisuse = (error: WaterfallError, hop: Hop): ToolExecutionResult => {
   return interceptorError(hop.exec, error.listener, what);
 };
 
+/** The innermost step: the call runs its body with the execution that reached it. */
+const body = (hop: Hop): Promise<ToolExecutionResult> => hop.state.runBody(hop);
+
 /**
- * The stage *run the interceptors*: the `tools/execute` waterfall, outermost first, around `body`.
+ * The stage *run the interceptors*: the `tools/execute` waterfall, outermost first, around the
+ * body (which the call itself runs: `state.runBody`).
  * The waterfall owns the rules of `next()`; each interceptor is wrapped only for what is about
  * tools: a rewrite's arguments are validated again (`readRewrite`), a thrown `ToolError` keeps its
  * code, any other throw fails closed, and a result the registry did not produce is copied and
  * checked. A result that is exactly what `next()` resolved with passes untouched, and an
  * interceptor that returns `next()`'s own promise costs the chain one link and nothing more.
  */
-export function createInterceptorChain(
-  check: CheckArguments,
-  body: (hop: Hop) => Promise<ToolExecutionResult>,
-): InterceptorChain {
+export function createInterceptorChain(): InterceptorChain {
   const chain = createWaterfall<[Link], ToolExecutionResult>();
   let count = 0;
   // Registered and not disposed: read on every call, so kept here rather than asked of the chain.
@@ -100,7 +101,7 @@ export function createInterceptorChain(
     link: Rewrite,
     go: (hop: Hop) => ToolExecutionResult | Promise<ToolExecutionResult>,
   ): ToolExecutionResult | Promise<ToolExecutionResult> => {
-    const checked = readRewrite(link.changed, link.from, link.by, check);
+    const checked = readRewrite(link.changed, link.from, link.by);
     if (!(checked instanceof Promise)) return isHop(checked) ? go(checked) : checked;
     return checked.then((outcome) => {
       if (!isHop(outcome)) return outcome;

@@ -203,8 +203,22 @@ export interface Checked {
   readonly value: ToolArgs;
 }
 
-/** What every stage of one dispatched call shares, and may update. */
+/**
+ * One dispatched call as the stages see it: its state, which they may update, and the two stages
+ * the interceptor chain asks of it (validate a rewrite, run the body). The `Call` of `call.ts`
+ * implements it; the stages know only this interface, so no stage imports another.
+ */
 export interface CallState {
+  /**
+   * The stage *validate the arguments* for this call's tool: arguments an interceptor passed to
+   * `next(changed)`, with `preface` naming it in an `INVALID_ARGS`.
+   */
+  validate(
+    args: unknown,
+    preface: string,
+  ): ToolExecutionResult | Checked | Promise<ToolExecutionResult | Checked>;
+  /** The stage *run the body* with this execution (the call's own, or one an interceptor passed on). */
+  runBody(hop: Hop): Promise<ToolExecutionResult>;
   readonly entry: RegisteredTool;
   /** The caller's signal (a real AbortSignal) or none. */
   readonly signal: AbortSignal | undefined;
@@ -234,9 +248,10 @@ export interface CallState {
 
 /**
  * A call that is ready to dispatch (resolved, validated, frozen), and from then on its state: one
- * object for the whole call, since every allocation on this path is paid by every call.
+ * object for the whole call, since every allocation on this path is paid by every call. It is also
+ * the call's first {@link Hop} (`state` is the call itself).
  */
-export interface Prepared extends CallState {
+export interface Prepared extends CallState, Hop {
   /** The call as the caller gave it, to prepare it again if its tool changes (executeAll). */
   readonly raw: unknown;
   readonly exec: InterceptedExecution;

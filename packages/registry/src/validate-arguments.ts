@@ -4,34 +4,11 @@ import {
   type ToolArgs,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { type Compiled, copyJson, freezePlain, type Violation } from '@dsh-tools/schema';
-import { messageOf, quote } from './describe';
+import { type Compiled, copyJson, freezePlain } from '@dsh-tools/schema';
+import { messageOf } from './describe';
+import { invalidArgs } from './results';
 import { type ArgsCheck, runStandardSchema } from './standard-schema';
 import type { Checked, RegisteredTool, Report } from './types';
-
-const formatViolations = (violations: readonly Violation[], more: number): string => {
-  const parts = violations.map((v) =>
-    v.path === ''
-      ? `the arguments ${v.message}`
-      : `argument ${quote(v.path.slice(1))} ${v.message}`,
-  );
-  if (more > 0) parts.push(`and ${more} more`);
-  return parts.join('; ');
-};
-
-/** `INVALID_ARGS` listing every violation with its path, so a model fixes its call in one retry. */
-export const invalidArgs = (
-  callId: string,
-  tool: string,
-  check: { readonly violations: readonly Violation[]; readonly more: number },
-  preface = 'invalid arguments',
-): ToolExecutionResult =>
-  errorResult(
-    callId,
-    Codes.INVALID_ARGS,
-    `Tool "${tool}": ${preface}: ${formatViolations(check.violations, check.more)}. Fix the call and retry.`,
-    { violations: check.violations, more: check.more },
-  );
 
 const warned = new WeakSet<RegisteredTool>();
 

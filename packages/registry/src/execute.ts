@@ -1,0 +1,179 @@
+import {
+  ToolErrorCode as Codes,
+  errorResult,
+  type ToolExecution,
+  type ToolExecutionResult,
+} from '@dsh-tools/protocol';
+import { boundCall } from './bound-call';
+import { Call, callOf } from './call';
+import { quote } from './describe';
+import { readCall } from './read-call';
+import { resolveTool } from './resolve-tool';
+import { freezeResult, internalErrorResult, seenOf, UNREADABLE } from './results';
+import type { BodyLimits } from './run-body';
+import type { InterceptorChain } from './run-interceptors';
+import { isAborted } from './signal';
+import type { CallRequest, Failed, Prepared, RegisteredTool } from './types';
+import { validateArguments } from './validate-arguments';
+
+/** What one registry gives each of its calls: its tools, its calls in flight, its chain, its limits. */
+export interface Calls {
+  readonly tools: ReadonlyMap<string, RegisteredTool>;
+  /** Calls between dispatch and result, by callId: a callId is in flight at most once. */
+  readonly inflight: Map<string, Call>;
+  readonly chain: InterceptorChain;
+  readonly limits: BodyLimits;
+  /** The stage *tell the observers*: the final result frozen, the `result` observers told. */
+  readonly tell: (result: ToolExecutionResult, exec: ToolExecution) => ToolExecutionResult;
+}
+
+/**
+ * One call, every stage in order: *read the call*, *resolve the tool*, *validate the arguments*
+ * (a {@link Call} is made), then {@link dispatch}: *bound the call*, *run the interceptors*, *run
+ * the body*, *assemble the result*, *tell the observers*. Never throws, never rejects: every
+ * outcome, from a malformed call to a hung body, is a result.
+ */
+export function execute(calls: Calls, raw: unknown): Promise<ToolExecutionResult> {
+  let request: CallRequest | undefined;
+  try {
+    const read = readCall(raw);
+    if ('failed' in read) return Promise.resolve(calls.tell(read.failed, read.exec));
+    request = read;
+    const ready = prepare(calls, read);
+    if (ready instanceof Promise) {
+      const known = read;
+      return ready
+        .then((call) => settle(calls, call))
+        .catch((error: unknown) => internalError(calls, seenOfRequest(known), 'execute()', error));
+    }
+    return Promise.resolve(settle(calls, ready));
+  } catch (error) {
+    // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
+    return Promise.resolve(
+      internalError(calls, request && seenOfRequest(request), 'execute()', error),
+    );
+  }
+}
+
+/**
+ * *Resolve the tool* and *validate the arguments* of a call that was read: the {@link Call}, or
+ * why it failed. Synchronous unless a Standard Schema validator answers with a promise (or a big
+ * schema is still compiling).
+ */
+export function prepare(
+  calls: Calls,
+  request: CallRequest,
+): Call | Failed | Promise<Call | Failed> {
+  const entry = resolveTool(calls.tools, request);
+  if ('failed' in entry) return entry;
+  const { limits } = calls;
+  const checked = validateArguments(entry, request.callId, request.args, limits.report);
+  return checked instanceof Promise
+    ? checked.then((outcome) => made(request, callOf(request, entry, outcome, limits)))
+    : made(request, callOf(request, entry, checked, limits));
+}
+
+const made = (request: CallRequest, call: Call | ToolExecutionResult): Call | Failed =>
+  call instanceof Call ? call : { failed: call, exec: seenOfRequest(request) };
+
+/**
+ * A prepared call dispatched: its callId in flight at most once, then run (within its whole-call
+ * deadline, if any), then the observers told. Never rejects.
+ */
+export async function dispatch(calls: Calls, call: Call): Promise<ToolExecutionResult> {
+  const { exec } = call;
+  const { inflight } = calls;
+  try {
+    if (inflight.has(exec.callId)) return calls.tell(duplicateCall(exec), exec);
+    if (isAborted(call.deadline ? call.deadline.caller : call.signal)) {
+      return calls.tell(
+        errorResult(
+          exec.callId,
+          Codes.ABORTED,
+          `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
+        ),
+        exec,
+      );
+    }
+    inflight.set(exec.callId, call);
+    let result: ToolExecutionResult;
+    try {
+      result = await (call.deadline
+        ? boundCall(call, call.deadline, () => call.run(calls.chain), calls.limits.report)
+        : call.run(calls.chain));
+    } finally {
+      inflight.delete(exec.callId);
+    }
+    return calls.tell(result, exec);
+  } catch (error) {
+    // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
+    return internalError(calls, exec, 'execute()', error);
+  }
+}
+
+/** A prepared call dispatched, or a failed one told to the observers. */
+const settle = (
+  calls: Calls,
+  ready: Call | Failed,
+): ToolExecutionResult | Promise<ToolExecutionResult> =>
+  'failed' in ready ? calls.tell(ready.failed, ready.exec) : dispatch(calls, ready);
+
+/** An internal failure as the call's result, observers told (if even that fails, just frozen). */
+function internalError(
+  calls: Calls,
+  exec: ToolExecution | undefined,
+  where: string,
+  error: unknown,
+): ToolExecutionResult {
+  const seen = exec ?? UNREADABLE;
+  const result = internalErrorResult(seen, where, error);
+  try {
+    return calls.tell(result, seen);
+  } catch {
+    return freezeResult(result);
+  }
+}
+
+/**
+ * *Read the call*, *resolve the tool* and *validate the arguments* for one call of a turn
+ * (`executeAll`); an internal failure becomes that call's own result. Never rejects.
+ */
+export async function prepareInTurn(calls: Calls, raw: unknown): Promise<Prepared | Failed> {
+  let request: CallRequest | undefined;
+  try {
+    const read = readCall(raw);
+    if ('failed' in read) return read;
+    request = read;
+    return await prepare(calls, read);
+  } catch (error) {
+    const exec = request ? seenOfRequest(request) : UNREADABLE;
+    return { failed: internalErrorResult(exec, 'executeAll()', error), exec };
+  }
+}
+
+/**
+ * Dispatches one prepared call of a turn, from the start again if its tool changed (or its caller
+ * aborted) while earlier calls of the turn ran. Never rejects.
+ */
+export function dispatchInTurn(calls: Calls, prepared: Prepared): Promise<ToolExecutionResult> {
+  if (
+    prepared instanceof Call &&
+    calls.tools.get(prepared.entry.name) === prepared.entry &&
+    !isAborted(prepared.signal)
+  ) {
+    return dispatch(calls, prepared);
+  }
+  return execute(calls, prepared.raw);
+}
+
+/** What observers are shown of a call that failed inside the registry after it was read. */
+const seenOfRequest = (request: CallRequest): ToolExecution =>
+  seenOf(request.callId, request.name, request.args);
+
+/** A call whose callId is already in flight in this registry: refused, nothing ran. */
+const duplicateCall = (exec: ToolExecution): ToolExecutionResult =>
+  errorResult(
+    exec.callId,
+    Codes.INVALID_ARGS,
+    `execute(): a call with callId ${quote(exec.callId)} is already in flight in this registry; nothing ran. Give every call its own callId (the model's tool-call id).`,
+  );
