@@ -166,8 +166,10 @@ describe('directory changes', () => {
     expect(await behaviorOf('cd -P src && cat a.ts')).toBe('allow');
   });
 
-  it('after popd, or more directory changes than are followed, a relative read may be anywhere', async () => {
+  it('after popd, a bare cd, or more directory changes than are followed, a relative read may be anywhere', async () => {
     expect(await behaviorOf('popd && cat a.ts')).toBe('ask');
+    expect(await behaviorOf('popd src && cat a.ts')).toBe('ask');
+    expect(await behaviorOf('cd && cat a.ts')).toBe('ask');
     // Each cd may fail, so the directories double: 8 are followed, 16 are not.
     expect(await behaviorOf('cd a; cd b; cd c; cat README.md')).toBe('allow');
     expect(await behaviorOf('cd a; cd b; cd c; cd d; cat README.md')).toBe('ask');
