@@ -3,6 +3,7 @@
  * anything starts and how it says so, the result of a run aborted before it started, which host
  * directories a mode empties or shows, and who a narrowed runner speaks for.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { ToolError } from '@dsh-tools/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,10 @@ import { resolveSandboxOptions } from './options';
 import { createRunnerFor } from './runner';
 
 cleanUpAfterTests();
+
+/** Root on a host with the cgroup v1 pids controller: every confined run gets a cgroup there. */
+const V1_ROOT =
+  process.getuid?.() === 0 && /^\d+:pids:/m.test(readFileSync('/proc/self/cgroup', 'utf8'));
 
 let t: Tree;
 /** A directory in the host's /tmp, which the sandbox replaces by an empty one (but full-access). */
@@ -238,6 +243,22 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('what the sandbox shows of the host'), ()
     expect(hidden.stdout.trim()).toBe('0');
     const shown = await createSandboxRunner(ws({ exposeRun: true })).run(probe);
     expect(Number(shown.stdout.trim())).toBeGreaterThan(0);
+  });
+
+  it('a confined run is under its rlimits, RLIMIT_NPROC only where no cgroup counts processes', async () => {
+    // Without a fork bomb: a change that drops the launcher must fail here, not on the host.
+    const r = await createSandboxRunner(ws({ limits: { openFiles: 77, processes: 64 } })).run([
+      'bash',
+      '-c',
+      'ulimit -Hn; ulimit -Hu',
+    ]);
+    const [files, nproc] = r.stdout.trim().split('\n');
+    expect(files).toBe('77');
+    // Where a cgroup counts the run's processes (root on cgroup v1, as here), RLIMIT_NPROC (per
+    // user, the host's processes included) is left as the host has it; without one it is the limit.
+    const host = /^Max processes\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (V1_ROOT) expect(nproc).toBe(host?.[1]);
+    else expect([host?.[1], '64']).toContain(nproc);
   });
 
   it('the writable roots nested in one another are both writable, and pinned', async () => {
