@@ -25,7 +25,10 @@ const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
   version: string;
   bin: Record<string, string>;
 };
-const binPath = join(dirname(manifestPath), manifest.bin['dsh-tools'] ?? 'dist/cli.mjs');
+// CLI_STARTUP_BIN measures another build of the bin (an older commit's, say) the same way.
+const binPath =
+  process.env.CLI_STARTUP_BIN ??
+  join(dirname(manifestPath), manifest.bin['dsh-tools'] ?? 'dist/cli.mjs');
 
 interface Command {
   readonly name: string;

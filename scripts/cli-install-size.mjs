@@ -29,7 +29,7 @@ const semver = createRequire(import.meta.url)('semver');
 const CLI = '@dsh-tools/cli';
 const { values } = parseArgs({
   options: {
-    // Budgets a little above what this repository measures today (45.0 MiB, 38 packages), so that
+    // Budgets a little above what this repository measures today (44.9 MiB, 37 packages), so that
     // growth is a decision.
     'max-mib': { type: 'string', default: '48' },
     'max-packages': { type: 'string', default: '40' },
