@@ -38,6 +38,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`dsh-tools inspect | head`) closes the pipe: stop quietly with the
+// exit code so far, as other command lines do, instead of crashing on an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK);
+  });
+}
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
@@ -5,6 +6,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   assertBuilt,
   CHANGING_SERVER,
+  CLI,
   CRASH_SERVER,
   cleanEnv,
   EXAMPLE_SERVER,
@@ -279,6 +281,23 @@ describe('config errors', () => {
 });
 
 describe('a person at the command line', () => {
+  it('a reader that stops early (| head) ends the CLI quietly, exit 0, not with an EPIPE crash', async () => {
+    const child = spawn(process.execPath, [CLI, 'inspect'], {
+      cwd: tempDir(),
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader goes away before the CLI writes anything.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+
   it('--help on every command, exit 0, exit codes documented', async () => {
     for (const args of [
       ['--help'],
