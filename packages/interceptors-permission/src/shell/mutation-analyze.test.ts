@@ -155,10 +155,19 @@ describe('directory changes', () => {
     'cd ~/.ssh && cat id_rsa',
     'cd src && cat ../.env',
     'pushd src && cat ../.env',
-    // Options of cd are not the directory.
-    'cd -P ~/.ssh && cat id_rsa',
   ])('%s reads where the directory change leads: denied', async (line) => {
     expect(await behaviorOf(line)).toBe('deny');
+  });
+
+  it("cd's options are not its directory", async () => {
+    const { root, home } = makeProject();
+    const narrow = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: { allow: ['Bash(cat:*)', 'Bash(cd:*)'], deny: ['Read(./src/a.ts)'] },
+    });
+    expect((await narrow.explain(bash('cd -P src && cat a.ts'))).behavior).toBe('deny');
+    expect((await narrow.explain(bash('cd -L src && cat README.md'))).behavior).toBe('allow');
   });
 
   it('relative reads after a known change stay known', async () => {
