@@ -237,6 +237,30 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('what the sandbox shows of the host'), ()
     await rm(other, { recursive: true, force: true });
   });
 
+  it('the deny lists are applied in a writable root inside /tmp', async () => {
+    const root = await mkdtemp('/tmp/dsh-runner-masked-');
+    await writeFile(`${root}/.env`, 'TMP_ROOT_SECRET=1\n');
+    const r = await createSandboxRunner({ mode: 'workspace-write', cwd: root }).run([
+      'sh',
+      '-c',
+      'cat .env 2>/dev/null; echo end',
+    ]);
+    expect(r.stdout).toBe('end\n');
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('full-access still freezes what the write deny list names', async () => {
+    const hook = `${t.ws}/.git/hooks/pre-commit`;
+    const before = readFileSync(hook, 'utf8');
+    const r = await createSandboxRunner(ws({ mode: 'full-access' })).run([
+      'sh',
+      '-c',
+      'echo "echo pwned" >> .git/hooks/pre-commit && echo written || echo refused',
+    ]);
+    expect(r.stdout).toBe('refused\n');
+    expect(readFileSync(hook, 'utf8')).toBe(before);
+  });
+
   it('/run is emptied unless exposeRun', async () => {
     const probe = ['sh', '-c', 'ls -A /run | wc -l'];
     const hidden = await createSandboxRunner(ws()).run(probe);
