@@ -48,6 +48,10 @@ describe('operands of programs without a model', () => {
     // Operands read but the last written; written but the first (a mode).
     'xxd README.md src/a.ts',
     'chmod 644 src/a.ts',
+    'chmod 644 src/a.ts README.md',
+    // Operands written.
+    'touch src/a.ts',
+    'rm -f src/a.ts',
     'dd if=.env of=/dev/null',
     'dd if=README.md of=src/a.ts',
   ])('%s touches a denied file: denied', async (line) => {
@@ -78,7 +82,13 @@ describe('operands of programs without a model', () => {
     expect(await behaviorOf('ag x')).toBe('ask');
     expect(await behaviorOf('ag x README.md')).toBe('allow');
     expect(await behaviorOf('zgrep -R x')).toBe('ask');
+    expect(await behaviorOf('zgrep --recursive x')).toBe('ask');
     expect(await behaviorOf('zgrep x')).toBe('allow');
+  });
+
+  it('a program the table does not know is not taken to recurse', async () => {
+    expect(await behaviorOf('frobnicate -r')).toBe('allow');
+    expect(await behaviorOf('frobnicate -r .')).toBe('allow');
   });
 
   it('a copier given a directory reads everything in it', async () => {
