@@ -83,6 +83,7 @@ describe('operands of programs without a model', () => {
     expect(await behaviorOf('ag x README.md')).toBe('allow');
     expect(await behaviorOf('zgrep -R x')).toBe('ask');
     expect(await behaviorOf('zgrep --recursive x')).toBe('ask');
+    expect(await behaviorOf('zgrep -ir x')).toBe('ask');
     expect(await behaviorOf('zgrep x')).toBe('allow');
   });
 
@@ -93,6 +94,10 @@ describe('operands of programs without a model', () => {
 
   it('a copier given a directory reads everything in it', async () => {
     expect(await behaviorOf('scp -r . h:')).toBe('ask');
+    expect(await behaviorOf('scp . h:')).toBe('ask');
+    expect(await behaviorOf('rsync -a . h:')).toBe('ask');
     expect(await behaviorOf('scp README.md h:')).toBe('allow');
+    // A reader given a directory does not read what is inside it.
+    expect(await behaviorOf('cat .')).toBe('allow');
   });
 });
