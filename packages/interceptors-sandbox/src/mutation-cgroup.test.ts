@@ -151,13 +151,18 @@ describe.runIf(V1_ROOT)(title('run cgroups'), () => {
     const cg = createRunCgroup(l)!;
     const r = runIn(cg, 'sleep 60 </dev/null >/dev/null 2>&1 & echo $!');
     const pid = Number(r.stdout.trim());
-    expect(pid).toBeGreaterThan(0);
-    cg.remove();
-    for (let i = 0; i < 250 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
-    expect(isAlive(pid)).toBe(false);
-    const next = createRunCgroup(l)!;
-    expect(next.procs).not.toEqual(cg.procs);
-    next.remove();
+    try {
+      expect(pid).toBeGreaterThan(0);
+      cg.remove();
+      for (let i = 0; i < 250 && isAlive(pid); i++) await new Promise((res) => setTimeout(res, 20));
+      expect(isAlive(pid)).toBe(false);
+      const next = createRunCgroup(l)!;
+      expect(next.procs).not.toEqual(cg.procs);
+      next.remove();
+    } finally {
+      // The sleep is this test's own: gone even when an assertion above failed.
+      if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('runs with other limits get cgroups of their own', () => {
