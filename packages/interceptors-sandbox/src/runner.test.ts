@@ -182,6 +182,44 @@ describe('without bubblewrap', () => {
     expect(result.error?.message).toContain('apt-get install bubblewrap');
   });
 
+  it('an unconfined run whose first process exits still stops at its time limit, and on abort', async () => {
+    // A background process holds stdout after `sh` has exited: the run must still be stopped (the
+    // whole group killed) when its time is up or its signal aborts, not wait for the background.
+    const runner = createSandboxRunner({
+      mode: 'workspace-write',
+      cwd: tree.ws,
+      bwrapPath: '/nonexistent/bwrap',
+      allowUnsandboxed: true,
+      killGraceMs: 200,
+    });
+    const line = (file: string) => `sleep 60 & echo $! > ${file}; echo started`;
+    const gone = async (file: string) => {
+      const { readFile } = await import('node:fs/promises');
+      const pid = Number((await readFile(file, 'utf8')).trim());
+      for (let i = 0; i < 200; i++) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((done) => setTimeout(done, 10));
+      }
+      return false;
+    };
+    const timed = await runner.run(['sh', '-c', line(`${tree.ws}/bg1.pid`)], { timeoutMs: 300 });
+    expect(timed).toMatchObject({ timedOut: true, aborted: false, sandboxed: false });
+    expect(timed.stdout).toContain('started');
+    expect(await gone(`${tree.ws}/bg1.pid`)).toBe(true);
+    const controller = new AbortController();
+    const pending = runner.run(['sh', '-c', line(`${tree.ws}/bg2.pid`)], {
+      timeoutMs: 120_000,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 300);
+    expect(await pending).toMatchObject({ aborted: true, timedOut: false });
+    expect(await gone(`${tree.ws}/bg2.pid`)).toBe(true);
+  }, 30_000);
+
   it('runs unconfined only with allowUnsandboxed, and says so', async () => {
     const runner = createSandboxRunner({
       mode: 'workspace-write',

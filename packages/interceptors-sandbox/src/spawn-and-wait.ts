@@ -175,7 +175,8 @@ export function spawnAndWait(
     let stopped: 'timeout' | 'abort' | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const stop = (why: 'timeout' | 'abort') => {
-      if (stopped !== undefined || child.pid === undefined || child.exitCode !== null) return;
+      // Not "has the first process exited": a background process may still hold the pipes open.
+      if (stopped !== undefined || child.pid === undefined) return;
       stopped = why;
       const group = -child.pid;
       try {
