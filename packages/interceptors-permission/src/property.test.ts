@@ -4,6 +4,10 @@ import { bash, makeProject } from '../test/helpers';
 import { type PermissionInterceptor, PermissionRuleError, permissionInterceptor } from './index';
 import { analyzeShell } from './shell/analyze';
 
+/** One seed for every property here, printed so that a failure replays (`FC_SEED=<seed>`). */
+const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+console.log(`permission properties: fast-check seed ${SEED} (FC_SEED=${SEED} replays)`);
+
 let strict: PermissionInterceptor;
 let open: PermissionInterceptor;
 let root: string;
@@ -75,7 +79,7 @@ describe('properties', () => {
           expect(d.behavior, `${JSON.stringify(line)}: ${d.reason}`).not.toBe('allow');
         },
       ),
-      { numRuns: 400 },
+      { seed: SEED, numRuns: 400 },
     );
   });
 
@@ -91,7 +95,7 @@ describe('properties', () => {
           expect(d.behavior, `${JSON.stringify(line)}: ${d.reason}`).toBe('deny');
         },
       ),
-      { numRuns: 300 },
+      { seed: SEED, numRuns: 300 },
     );
   });
 
@@ -162,7 +166,7 @@ describe('properties', () => {
         for (const cmd of analysis.commands)
           expect(NEUTRAL.has(cmd.argv[0]?.value ?? '')).toBe(true);
       }),
-      { numRuns: 500 },
+      { seed: SEED, numRuns: 500 },
     );
   });
 
@@ -173,7 +177,7 @@ describe('properties', () => {
         const d = await strict.explain(bash(`npm test; ${c} ${g}`));
         expect(d.behavior).not.toBe('allow');
       }),
-      { numRuns: 300 },
+      { seed: SEED, numRuns: 300 },
     );
   });
 
@@ -193,7 +197,7 @@ describe('properties', () => {
           }
         },
       ),
-      { numRuns: 500 },
+      { seed: SEED, numRuns: 500 },
     );
   });
 });

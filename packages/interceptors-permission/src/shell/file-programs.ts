@@ -9,8 +9,11 @@ export interface OperandSpec {
   readonly readOpts?: readonly string[];
   /** Options whose value is a file written. */
   readonly writeOpts?: readonly string[];
-  /** Operands: all read (default), all written, or all read but the last written. */
-  readonly operands?: 'read' | 'write' | 'lastWrite' | 'skipFirstWrite' | 'none';
+  /**
+   * Operands: all read (default), all written, all read but the last written (`cp`), all but the
+   * first written (`chmod MODE files`), the first written and the rest read (`zip out.zip files`).
+   */
+  readonly operands?: 'read' | 'write' | 'lastWrite' | 'skipFirstWrite' | 'firstWrite' | 'none';
   /** `-i` makes the files written too (sed). */
   readonly inPlace?: boolean;
   readonly dd?: boolean;
@@ -72,7 +75,12 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   xzcat: R,
   zless: R,
   zmore: R,
-  zgrep: { script: true, values: GREP_VALUES },
+  zgrep: {
+    script: true,
+    scriptOpts: ['-e', '-f', '--regexp', '--file'],
+    values: GREP_VALUES,
+    readOpts: ['-f', '--file'],
+  },
   md5sum: R,
   sha1sum: R,
   sha224sum: R,
@@ -226,7 +234,12 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
     readOpts: ['-T', '--files-from'],
     writeOpts: ['-f', '--file'],
   },
-  zip: { operands: 'skipFirstWrite' },
+  // The archive is written; every other operand is read into it.
+  zip: {
+    operands: 'firstWrite',
+    values: ['-x', '-i', '-n', '-t', '-tt', '-P', '--password', '-Z', '-s'],
+    writeOpts: ['-O', '--output-file', '-b', '--temp-path'],
+  },
   vim: R,
   vi: R,
   nvim: R,

@@ -61,10 +61,15 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
         }
         continue;
       }
-      // `-fFILE` for options that read a file: the value attached.
-      for (const short of readOpts) {
-        if (short.length === 2 && v.startsWith(short) && v.length > 2)
-          reads.push(syntheticWord(v.slice(2), true));
+      // `-fFILE` / `-oFILE` for options that read or write a file: the value attached.
+      for (const [opts, into] of [
+        [readOpts, reads],
+        [writeOpts, writes],
+      ] as const) {
+        for (const short of opts) {
+          if (short.length === 2 && v.startsWith(short) && v.length > 2)
+            into.push(syntheticWord(v.slice(2), true));
+        }
       }
       continue;
     }
@@ -90,6 +95,10 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
     reads.push(...operands);
     if (last) writes.push(last);
   } else if (mode === 'skipFirstWrite') writes.push(...operands.slice(1));
+  else if (mode === 'firstWrite') {
+    writes.push(...operands.slice(0, 1));
+    reads.push(...operands.slice(1));
+  }
   if (inPlace) writes.push(...operands);
   // mv also reads what it moves.
   if (program === 'mv') reads.push(...operands.slice(0, -1));

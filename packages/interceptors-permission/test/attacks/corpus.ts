@@ -11,6 +11,7 @@ import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
+import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
 import { ROUND_THREE } from './corpus-round-three';
 import { spellings } from './corpus-spellings';
@@ -34,6 +35,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_FOUR,
   ...ROUND_FIVE,
   ...ROUND_SIX,
+  ...ROUND_SEVEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];
