@@ -3,14 +3,14 @@
  * runner instead of plain bash, and `Grep` honouring the call's exclusion, behind the sandbox
  * interceptor (outermost, the network allowed) and a permission interceptor.
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { requireSandbox, sandboxInterceptor } from '@dsh-tools/interceptors-sandbox';
-import type { BodyExecution, Interceptor, PathExclusion } from '@dsh-tools/protocol';
+import type { BodyExecution, Interceptor } from '@dsh-tools/protocol';
 import { textContent } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
 import { toolEnv, type World } from '../../interceptors-permission/test/attacks/fixture';
-import { COMMAND_TIMEOUT_MS, globToRegExp } from '../../interceptors-permission/test/attacks/tools';
+import { COMMAND_TIMEOUT_MS, grepFiles } from '../../interceptors-permission/test/attacks/tools';
 
 /** Runs `bash -c line` in the call's (narrowed) sandbox; output and exit code as text. */
 async function sandboxedBash(world: World, exec: BodyExecution, line: string): Promise<string> {
@@ -23,25 +23,6 @@ async function sandboxedBash(world: World, exec: BodyExecution, line: string): P
     signal: exec.signal,
   });
   return `${run.stdout}${run.stderr}\n[exit ${run.exitCode}]`;
-}
-
-/** Every file under `root` the search reads: not `.git`, not `node_modules`, nothing excluded. */
-function searchFiles(root: string, exclude: PathExclusion | undefined): string[] {
-  if (exclude?.covers(root)) return [];
-  if (!statSync(root).isDirectory()) return [root];
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      if (name === '.git' || name === 'node_modules') continue;
-      const full = join(dir, name);
-      if (exclude?.covers(full)) continue;
-      const entry = lstatSync(full);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) out.push(full);
-    }
-  };
-  walk(root);
-  return out;
 }
 
 /** A registry with the world's three tools under the sandbox and `policy`. */
@@ -89,9 +70,8 @@ export function sandboxedWorldRegistry(
       const pattern = new RegExp(String(args.pattern), args.ignoreCase ? 'i' : '');
       const root = resolve(world.repo, String(args.path ?? '.'));
       const lines: string[] = [];
-      const glob = args.glob === undefined ? undefined : globToRegExp(String(args.glob));
-      for (const file of searchFiles(root, exec.exclude)) {
-        if (glob !== undefined && !glob.test(basename(file))) continue;
+      const glob = args.glob === undefined ? undefined : String(args.glob);
+      for (const file of grepFiles(root, glob, exec.exclude)) {
         for (const line of readFileSync(file, 'utf8').split('\n'))
           if (pattern.test(line)) lines.push(`${file}:${line}`);
       }

@@ -61,7 +61,7 @@ export function runBash(line: string, cwd: string, home: string): Promise<string
 }
 
 /** A glob over one file name: `*`, `?` and literal text. */
-export const globToRegExp = (glob: string) =>
+const globToRegExp = (glob: string) =>
   new RegExp(
     `^${glob
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
@@ -69,8 +69,16 @@ export const globToRegExp = (glob: string) =>
       .replace(/\?/g, '.')}$`,
   );
 
-/** What the `Grep` tool's body reads: the file, or every file under the directory (not `.git`). */
-function grepFiles(root: string, glob?: string): string[] {
+/**
+ * What the `Grep` tool's body reads: the file, or every file under the directory (not `.git`),
+ * leaving out what `exclude` covers (a body that honours the call's exclusion passes it).
+ */
+export function grepFiles(
+  root: string,
+  glob?: string,
+  exclude?: { covers(path: string): boolean },
+): string[] {
+  if (exclude?.covers(root)) return [];
   const stat = statSync(root);
   if (!stat.isDirectory()) return [root];
   const match = glob ? globToRegExp(glob) : undefined;
@@ -79,6 +87,7 @@ function grepFiles(root: string, glob?: string): string[] {
     for (const name of readdirSync(dir)) {
       if (name === '.git' || name === 'node_modules') continue;
       const full = join(dir, name);
+      if (exclude?.covers(full)) continue;
       const entry = lstatSync(full);
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile() && (!match || match.test(name))) out.push(full);
