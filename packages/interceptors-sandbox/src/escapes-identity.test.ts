@@ -350,6 +350,100 @@ describe.skipIf(SKIP_BWRAP)(needsBwrap('runs racing each other (class 3)'), () =
     await t.cleanup();
   }, 240_000);
 
+  /**
+   * Ten more ways a run may move a secret, or what holds it, while other runs scan and mount: each
+   * first moves it unguarded (the harm), then loops sandboxed against 40 concurrent readers.
+   */
+  const movers: { name: string; setup?: string; move: string }[] = [
+    {
+      name: 'the file renamed in place',
+      move: 'mv svc4/.env svc4/e2 && echo moved && mv svc4/e2 svc4/.env',
+    },
+    { name: 'its directory renamed', move: 'mv svc4 s5 && echo moved && mv s5 svc4' },
+    {
+      name: 'its directory moved into node_modules',
+      setup: 'mkdir -p node_modules',
+      move: 'mv svc4 node_modules/ && echo moved && mv node_modules/svc4 .',
+    },
+    {
+      name: 'its directory moved deep',
+      setup: 'mkdir -p d/1/2/3/4/5/6/7/8',
+      move: 'mv svc4 d/1/2/3/4/5/6/7/8/ && echo moved && mv d/1/2/3/4/5/6/7/8/svc4 .',
+    },
+    {
+      name: 'rename(2) from perl',
+      move: `perl -e 'rename("svc4", "s6") or exit 1; print "moved\\n"; rename("s6", "svc4")'`,
+    },
+    {
+      name: 'its directory swapped for a symlink',
+      move: 'mv svc4 s7 && ln -s s7 svc4 && echo moved && rm svc4 && mv s7 svc4',
+    },
+    { name: 'a hard link to the file', move: 'ln svc4/.env hl && echo moved && rm hl' },
+    {
+      name: 'its directory copied away and removed',
+      move: 'cp -a svc4 c8 && rm -rf svc4 && echo moved && mv c8 svc4',
+    },
+    {
+      name: 'the file moved out of its directory',
+      move: 'mv svc4/.env plain.txt && echo moved && mv plain.txt svc4/.env',
+    },
+    {
+      name: 'its parent renamed with find -exec',
+      setup: 'mkdir -p p9 && mv svc4 p9/',
+      move: 'find . -maxdepth 1 -name p9 -exec mv {} p10 \\; -exec echo moved \\; ; [ -d p10 ] && mv p10 p9',
+    },
+  ];
+
+  it.each(movers)(
+    '$name: unguarded it moves the secret; sandboxed it never does, and concurrent readers never read it',
+    async ({ setup, move }) => {
+      const prepare = async (t: Tree) => {
+        await mkdir(`${t.ws}/svc4`);
+        await writeFile(`${t.ws}/svc4/.env`, `TOKEN=${SECRET_B}\n`);
+        if (setup) unguarded(t, setup);
+      };
+      const harmed = await world();
+      await prepare(harmed);
+      expect(unguarded(harmed, move).stdout).toContain('moved');
+      await harmed.cleanup();
+
+      const t = await world();
+      await prepare(t);
+      const before = await listing(t.ws);
+      const runner = createSandboxRunner(options(t));
+      let stop = false;
+      let moved = 0;
+      const looper = (async () => {
+        while (!stop) {
+          const r = await runner.run([
+            'bash',
+            '-c',
+            `for i in 1 2 3 4 5; do ${move} 2>/dev/null; done; true`,
+          ]);
+          moved += (r.stdout.match(/moved/g) ?? []).length;
+        }
+      })();
+      const leaked: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const r = await runner.run(['bash', '-c', 'grep -rah TOKEN . 2>/dev/null; true']);
+        leaked.push(...leaks(r.stdout));
+      }
+      stop = true;
+      await looper;
+      expect(leaked).toEqual([]);
+      expect(moved).toBe(0);
+      // Nothing that was there went away; what a run made (a copy's empty directory) holds no secret.
+      const after = await listing(t.ws);
+      expect(before.filter((p) => !after.includes(p))).toEqual([]);
+      for (const p of after.filter((q) => !before.includes(q))) {
+        const text = await readFile(`${t.ws}/${p}`, 'utf8').catch(() => '');
+        expect(leaks(text), p).toEqual([]);
+      }
+      await t.cleanup();
+    },
+    240_000,
+  );
+
   it('concurrent runs of every kind leave no mount point behind on the host', async () => {
     const t = await world();
     await link('config/secrets', `${t.ws}/shortcut`);
