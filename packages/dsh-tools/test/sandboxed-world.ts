@@ -1,16 +1,9 @@
-/**
- * The attack world's tools (`Bash`, `Grep`, `Deploy`) with every process run by the sandbox's
- * runner instead of plain bash, and `Grep` honouring the call's exclusion, behind the sandbox
- * interceptor (outermost, the network allowed) and a permission interceptor.
- */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { requireSandbox, sandboxInterceptor } from '@dsh-tools/interceptors-sandbox';
 import type { BodyExecution, Interceptor } from '@dsh-tools/protocol';
 import { textContent } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
 import { toolEnv, type World } from '../../interceptors-permission/test/attacks/fixture';
-import { COMMAND_TIMEOUT_MS, grepFiles } from '../../interceptors-permission/test/attacks/tools';
+import { COMMAND_TIMEOUT_MS, grepTool } from '../../interceptors-permission/test/attacks/tools';
 
 /** Runs `bash -c line` in the call's (narrowed) sandbox; output and exit code as text. */
 async function sandboxedBash(world: World, exec: BodyExecution, line: string): Promise<string> {
@@ -50,32 +43,13 @@ export function sandboxedWorldRegistry(
       return [textContent(await sandboxedBash(world, exec, String(args.command)))];
     },
   });
+  // In-process: no sandbox holds it, so it leaves out what the policy excludes.
+  const grep = grepTool(world, { honoursExclude: true });
   registry.register({
-    name: 'Grep',
-    description: 'Searches file contents under a path (default: the working directory).',
-    parameters: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string' },
-        path: { type: 'string' },
-        glob: { type: 'string' },
-        ignoreCase: { type: 'boolean' },
-      },
-      required: ['pattern'],
-    },
-    // In-process: no sandbox holds it, so it leaves out what the policy excludes.
-    hints: { readOnly: true, paths: [{ arg: 'path', access: 'read', honoursExclude: true }] },
+    ...grep,
     execute: (args, exec) => {
       ran.count++;
-      const pattern = new RegExp(String(args.pattern), args.ignoreCase ? 'i' : '');
-      const root = resolve(world.repo, String(args.path ?? '.'));
-      const lines: string[] = [];
-      const glob = args.glob === undefined ? undefined : String(args.glob);
-      for (const file of grepFiles(root, glob, exec.exclude)) {
-        for (const line of readFileSync(file, 'utf8').split('\n'))
-          if (pattern.test(line)) lines.push(`${file}:${line}`);
-      }
-      return [textContent(lines.join('\n') || 'no matches')];
+      return grep.execute(args, exec);
     },
   });
   registry.register({

@@ -73,7 +73,7 @@ const globToRegExp = (glob: string) =>
  * What the `Grep` tool's body reads: the file, or every file under the directory (not `.git`),
  * leaving out what `exclude` covers (a body that honours the call's exclusion passes it).
  */
-export function grepFiles(
+function grepFiles(
   root: string,
   glob?: string,
   exclude?: { covers(path: string): boolean },
@@ -97,7 +97,11 @@ export function grepFiles(
   return out;
 }
 
-function grepTool(world: World): ToolDefinition {
+/**
+ * The `Grep` tool over the world's repository. With `honoursExclude` its path hint says so and its
+ * body leaves out what the call's exclusion covers (an in-process reader no sandbox can hold).
+ */
+export function grepTool(world: World, { honoursExclude = false } = {}): ToolDefinition {
   return {
     name: 'Grep',
     description: 'Searches file contents under a path (default: the working directory).',
@@ -111,12 +115,16 @@ function grepTool(world: World): ToolDefinition {
       },
       required: ['pattern'],
     },
-    hints: { readOnly: true, paths: [{ arg: 'path', access: 'read' }] },
-    execute: (args) => {
+    hints: {
+      readOnly: true,
+      paths: [{ arg: 'path', access: 'read', ...(honoursExclude && { honoursExclude }) }],
+    },
+    execute: (args, exec) => {
       const pattern = new RegExp(String(args.pattern), args.ignoreCase ? 'i' : '');
       const root = resolve(world.repo, String(args.path ?? '.'));
+      const glob = args.glob === undefined ? undefined : String(args.glob);
       const lines: string[] = [];
-      for (const file of grepFiles(root, args.glob === undefined ? undefined : String(args.glob))) {
+      for (const file of grepFiles(root, glob, honoursExclude ? exec.exclude : undefined)) {
         for (const line of readFileSync(file, 'utf8').split('\n')) {
           if (pattern.test(line)) lines.push(`${file}:${line}`);
         }
