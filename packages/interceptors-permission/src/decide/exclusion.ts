@@ -15,6 +15,9 @@ const excludedBy = (rule: ParsedRule, exec: InterceptedExecution): boolean =>
   rule.specifier !== undefined &&
   (isFamily('read', rule.tool) || namesTool(rule, exec));
 
+/** Each policy's exclusions by tool (name and MCP source, what `namesTool` reads). */
+const built = new WeakMap<Policy, Map<string, PathExclusion | undefined>>();
+
 /**
  * What this policy takes out of a directory reader's work: every path its `Read` deny rules (and
  * the tool's own path deny rules) cover, so that a search of `.` needs no question and still never
@@ -25,6 +28,21 @@ export function readExclusion(
   policy: Policy,
   exec: InterceptedExecution,
 ): PathExclusion | undefined {
+  // The same for every call of one tool under one policy: built once, not on each call.
+  const source = exec.tool.source;
+  const key = `${exec.name}\u0000${source.kind === 'mcp' ? `${source.server}/${source.tool}` : ''}`;
+  let byTool = built.get(policy);
+  if (byTool === undefined) {
+    byTool = new Map();
+    built.set(policy, byTool);
+  }
+  if (byTool.has(key)) return byTool.get(key);
+  const exclusion = buildExclusion(policy, exec);
+  byTool.set(key, exclusion);
+  return exclusion;
+}
+
+function buildExclusion(policy: Policy, exec: InterceptedExecution): PathExclusion | undefined {
   const rules = policy.rules.filter((rule) => excludedBy(rule, exec));
   if (rules.length === 0) return undefined;
   const patterns: PathPattern[] = rules.flatMap((rule) => patternsOf(rule, policy.home));
