@@ -1,4 +1,4 @@
-import type { Approver } from '@dsh-tools/protocol';
+import type { Approver, InterceptedExecution } from '@dsh-tools/protocol';
 import { cErr, err, warn } from './cli-io';
 import { type LoadedConfig, loadConfig } from './config';
 import { defaultConfig } from './default-config';
@@ -57,6 +57,7 @@ export async function openGateway(
   recordTrails = false,
   approver?: Approver,
   policies?: PolicyFactories,
+  askScope?: (exec: InterceptedExecution) => string | undefined,
 ): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {
@@ -65,6 +66,7 @@ export async function openGateway(
       recordTrails,
       ...(approver ? { approver } : {}),
       ...(policies ? { policies } : {}),
+      ...(askScope ? { askScope } : {}),
     });
   } finally {
     progress.done();

@@ -67,7 +67,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const httpModule = options.http ? await import('./http') : undefined;
   const loaded = await load(options.config);
   const approvals = createElicitationApprovals();
-  const gateway = await openGateway(loaded, false, approvals.approver);
+  const gateway = await openGateway(loaded, false, approvals.approver, undefined, (exec) =>
+    approvals.scopeOf(exec.callId),
+  );
   if (gateway.failures.length > 0 && !options.allowPartial) {
     await gateway.close();
     throw new CliFailure(

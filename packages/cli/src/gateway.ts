@@ -3,7 +3,7 @@ import {
   type McpServerConfig,
   type McpServerHandle,
 } from '@dsh-tools/mcp-bridge';
-import type { Approver, Interceptor } from '@dsh-tools/protocol';
+import type { Approver, InterceptedExecution, Interceptor } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
 import type { LoadedConfig, McpServerEntry } from './config';
 import { resolveFromConfig } from './config';
@@ -57,6 +57,13 @@ export interface BuildGatewayOptions {
   readonly recordTrails?: boolean;
   /** The registry's default body time limit, ms (default 0: none; bridged tools use their server's). */
   readonly timeoutMs?: number;
+  /**
+   * Who a call's questions belong to (a session, a connection), or `undefined` for the shared
+   * scope. A policy that asks one question at a time (the permission interceptor does, so that a
+   * person sees one at a time) does so per scope: one client's unanswered question never holds
+   * up another's. Without it, every call shares one scope.
+   */
+  readonly askScope?: (exec: InterceptedExecution) => string | undefined;
 }
 
 /** A registry composed from a config: local tools, MCP servers and policies. */
@@ -106,6 +113,35 @@ function toBridgeConfig(
 }
 
 /**
+ * A policy with one instance per scope while that scope has calls in flight (`make` builds one:
+ * a permission interceptor costs tens of microseconds), `shared` for calls of no scope. The
+ * permission interceptor queues its questions so that a person sees one at a time; per scope,
+ * that queue is per client instead of one for the whole gateway.
+ */
+function perScope(
+  shared: Interceptor,
+  scopeOf: (exec: InterceptedExecution) => string | undefined,
+  make: () => Promise<Interceptor>,
+): Interceptor {
+  const scoped = new Map<string, { interceptor: Promise<Interceptor>; calls: number }>();
+  return async (exec, next) => {
+    const scope = scopeOf(exec);
+    if (scope === undefined) return shared(exec, next);
+    let entry = scoped.get(scope);
+    if (!entry) {
+      entry = { interceptor: make(), calls: 0 };
+      scoped.set(scope, entry);
+    }
+    entry.calls++;
+    try {
+      return await (await entry.interceptor)(exec, next);
+    } finally {
+      if (--entry.calls === 0) scoped.delete(scope);
+    }
+  };
+}
+
+/**
  * Composes the registry a config describes: the example tools (if enabled), every MCP server
  * (connected in parallel; one that fails is reported in `failures`, the others still serve),
  * and the policy interceptors, hooks outermost, then sandbox, then permission.
@@ -149,7 +185,18 @@ export async function buildGateway(
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
   const trails = new TrailRecorder();
-  for (const { layer, priority, interceptor } of installs) {
+  for (const install of installs) {
+    const { layer, priority } = install;
+    const section = POLICY_ORDER.find((p) => p.layer === layer)?.section;
+    const interceptor =
+      options.askScope && layer === 'permission' && section
+        ? perScope(install.interceptor, options.askScope, async () => {
+            const factory = factories.permission as NonNullable<PolicyFactories['permission']>;
+            const own = factory(config[section] as never, context);
+            await (own as { ready?: Promise<void> }).ready;
+            return own;
+          })
+        : install.interceptor;
     registry.use(options.recordTrails ? trails.wrap(layer, interceptor) : interceptor, {
       name: layer,
       priority,

@@ -76,6 +76,35 @@ function jsonRpcError(
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+// RFC 9110's Host: a bracketed IPv6 literal, or an IPv4 address or registered name of letters,
+// digits, dots and hyphens; then an optional port. Nothing else (userinfo, a path, a bare IPv6
+// address, spaces, control characters) is a host a client meant.
+const HOST_HEADER = /^(?:\[([0-9A-Fa-f:.]{2,45})\]|([A-Za-z0-9.-]{1,253}))(?::(\d{1,5}))?$/;
+const ORIGIN_HEADER = /^https?:\/\/(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})(?::\d{1,5})?$/;
+
+/** Whether a `Host` header is well-formed (whether it is allowed is checked after). */
+export function isWellFormedHost(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const match = HOST_HEADER.exec(value);
+  if (!match) return false;
+  if (match[1] !== undefined && isIP(match[1]) !== 6) return false;
+  return match[3] === undefined || Number(match[3]) <= 65_535;
+}
+
+/** Whether an `Origin` header is a well-formed `http(s)://host[:port]` (or absent). */
+export function isWellFormedOrigin(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  if (!ORIGIN_HEADER.test(value)) return false;
+  const port = /:(\d+)$/.exec(value.replace(/^https?:\/\//, ''))?.[1];
+  return port === undefined || Number(port) <= 65_535;
+}
+
+/** A refusal written before the request reaches the MCP handler. */
+function refuse(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
 /**
  * Serves the gateway over Streamable HTTP, with the guards a network endpoint needs:
  *
@@ -232,22 +261,29 @@ export async function serveGatewayHttp(
   });
 
   const httpServer: HttpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Malformed Host and Origin headers are refused here, as the client's error: the request URL
+    // is built from Host, and one like "127.0.0.1@attacker.com" must never reach a URL parser.
+    if (!isWellFormedHost(req.headers.host)) {
+      req.resume();
+      return refuse(
+        res,
+        400,
+        'Malformed Host header: send host[:port], an IPv6 address in brackets ([::1]:8765).',
+      );
+    }
+    if (!isWellFormedOrigin(req.headers.origin)) {
+      req.resume();
+      return refuse(
+        res,
+        403,
+        'Forbidden: the Origin header is not an allowed origin (http(s)://host[:port]).',
+      );
+    }
     // A declared length over the bound is refused before a byte of the body is read.
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: `Request body too large: at most ${maxBodyBytes} bytes.`,
-          },
-          id: null,
-        }),
-      );
       req.resume();
-      return;
+      return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
     }
     nodeHandler(req as NodeIncomingMessageLike, res).catch((error: unknown) => {
       onError(error instanceof Error ? error : new Error(String(error)));

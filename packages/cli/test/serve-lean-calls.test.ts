@@ -116,7 +116,7 @@ describe('dsh-tools serve: tools/call on the lean path (2025 sessions over stdio
     expect(viaLean[6]).toContain('Unknown tool \\"no_such_tool\\"');
   });
 
-  it('answers a malformed request as the SDK does, drops bad lines, and goes on serving', async () => {
+  it('answers a malformed request as the SDK does, answers bad lines as JSON-RPC says, and goes on serving', async () => {
     const serve = rawServe(config());
     await serve.initialize();
     serve.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: {} } });
@@ -125,14 +125,23 @@ describe('dsh-tools serve: tools/call on the lean path (2025 sessions over stdio
     expect(noName.error.message).toContain('Invalid tools/call request');
     serve.send(call(2, 'mcp__notes__get_note', []));
     expect(JSON.parse(await serve.answer(2)).error.message).toContain('expected record');
-    // Lines the SDK drops without an answer: not JSON, not JSON-RPC, an id that is no id.
+    // Lines the SDK's own stdio transport drops without a word get JSON-RPC's answers: not JSON
+    // (Parse error), not JSON-RPC or an id that is no id (Invalid Request, id null when it cannot
+    // be read), a batch on a protocol version without batches. None of them runs anything.
     serve.send('{"jsonrpc":"2.0","id":3,"method":"tools/call",');
     serve.send('[1,2]');
     serve.send({ ...call(4, 'mcp__notes__get_note', { id: 1 }), extra: true });
     serve.send({ ...call(5, 'mcp__notes__get_note', { id: 1 }), id: 1.5 });
     serve.send(call(6, 'mcp__notes__get_note', { id: 1 }));
     expect(await serve.answer(6)).toContain('Welcome');
-    expect(serve.lines).toEqual([]);
+    const errors = serve.lines.splice(0).map((line) => JSON.parse(line));
+    expect(errors.map((e) => [e.id, e.error.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [4, -32600],
+      [null, -32600],
+    ]);
+    expect(errors[1].error.message).toContain('negotiated MCP protocol version 2025-06-18');
   });
 
   it('cancels a lean call on notifications/cancelled: it is never answered', async () => {

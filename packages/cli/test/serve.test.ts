@@ -213,7 +213,7 @@ describe('dsh-tools serve: an ask becomes an MCP elicitation', () => {
       arguments: { text: 'no' },
     });
     expect(unticked.isError).toBe(true);
-    expect(textOf(unticked)).toContain('did not allow');
+    expect(textOf(unticked)).toContain('without ticking "Allow this call"');
 
     answer = { action: 'decline' };
     const declined = await client.callTool({

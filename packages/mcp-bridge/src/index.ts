@@ -6,6 +6,7 @@ export {
   ProcessTransport,
   type ProcessTransportOptions,
 } from './process-transport';
+export { type McpToolMetadata, mcpToolMetadata } from './tool-metadata';
 export type {
   McpBridgedTool,
   McpHttpServerConfig,

@@ -8,6 +8,7 @@ import type {
 import { quoteValue } from './format';
 import { MAX_DESCRIPTION } from './limits';
 import { mcpToolName } from './naming';
+import { readToolMetadata, withToolMetadata } from './tool-metadata';
 import type { ListedTool, McpServerConfig, McpToolFilter, ToolRecord } from './types';
 
 /** What a bridged tool's body does: call the server's tool (the bridge's call, or a test's). */
@@ -84,21 +85,27 @@ export function toolRecord(
     description = `${description.slice(0, MAX_DESCRIPTION)}…`;
   const parameters = toParameters(tool.inputSchema);
   // Only a real `true`: a truthy non-boolean must never relax anyone's policies.
-  const hints = config.trust === true ? toHints(tool.annotations) : {};
-  const definition: ToolDefinition = {
-    name: publicName,
-    description,
-    parameters,
-    hints,
-    source: { kind: 'mcp', server, tool: toolName },
-    // The bridge times calls out itself, resetting on progress; the registry must not.
-    timeoutMs: 0,
-    execute: (args, exec) => call(toolName, args, exec),
-  };
+  const trusted = config.trust === true;
+  const hints = trusted ? toHints(tool.annotations) : {};
+  const metadata = readToolMetadata(tool as unknown as Record<string, unknown>, server, trusted);
+  const definition: ToolDefinition = withToolMetadata(
+    {
+      name: publicName,
+      description,
+      parameters,
+      hints,
+      source: { kind: 'mcp', server, tool: toolName },
+      // The bridge times calls out itself, resetting on progress; the registry must not.
+      timeoutMs: 0,
+      execute: (args, exec) => call(toolName, args, exec),
+    },
+    metadata,
+  );
   return {
     tool: toolName,
     definition,
-    key: JSON.stringify([description, parameters, hints]),
+    // A changed title, output schema, icon or annotation is a changed tool too.
+    key: JSON.stringify([description, parameters, hints, metadata]),
     dispose: () => {},
   };
 }

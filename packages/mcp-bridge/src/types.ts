@@ -177,6 +177,9 @@ export interface ListedTool {
   readonly title?: unknown;
   readonly description?: unknown;
   readonly inputSchema?: unknown;
+  readonly outputSchema?: unknown;
+  readonly icons?: unknown;
+  readonly _meta?: unknown;
   readonly annotations?: unknown;
 }
 

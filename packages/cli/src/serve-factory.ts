@@ -1,0 +1,238 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type McpServerFactory,
+  type RequestId,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { Gateway } from './gateway';
+import { type AskRound, type ElicitationApprovals, refusedBy } from './serve-ask';
+import type { LeanCallRoute, LeanOutcome } from './serve-lean-calls';
+import { GatewayTools } from './serve-tools';
+
+/** The name and version the gateway gives itself in the MCP handshake. */
+export const GATEWAY_INFO = { name: 'dsh-tools-gateway', version: '0.0.0' } as const;
+
+/**
+ * The servers made by one factory, told when the registry's tools change; `callTool` and
+ * `handOver` are the lean path's way in (2025-era `tools/call`s taken off the wire by
+ * `serveGatewayStdio`, run as the SDK handler would run them).
+ */
+export interface GatewayServerFactory extends Pick<LeanCallRoute, 'callTool' | 'handOver'> {
+  /** Makes one low-level MCP `Server` over the gateway's registry. */
+  readonly factory: McpServerFactory;
+  /** The servers currently connected. */
+  readonly live: ReadonlySet<Server>;
+  /** Stops following the registry. */
+  dispose(): void;
+}
+
+/** Options of {@link createGatewayServerFactory}. */
+export interface GatewayServerOptions {
+  /**
+   * The scope of the questions of a server's calls (default: one per server instance, that is
+   * one per HTTP session or stdio connection): questions of one scope are put one at a time.
+   */
+  readonly scopeOf?: (server: Server) => string;
+}
+
+let callCounter = 0;
+
+/** A call's id for the registry: unique in this process, and saying which MCP request it was. */
+function nextCallId(requestId: RequestId): string {
+  callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `mcp-${callCounter}-${String(requestId)}`;
+}
+
+let serverCounter = 0;
+
+/** What a 2026-07-28 client carries between the rounds of one call (sealed by the gateway). */
+interface AskState {
+  /** The tool and arguments the state belongs to (a digest). */
+  readonly call: string;
+  /** Question keys the user allowed in earlier rounds. */
+  readonly approved: readonly string[];
+}
+
+/**
+ * The MCP face of a gateway: a factory of low-level SDK `Server`s whose `tools/list` is the
+ * registry's tools as their servers describe them (raw JSON Schemas, passed through untouched)
+ * and whose `tools/call` runs `registry.execute`, so every call from an MCP client passes
+ * validation and the configured policies. A change of the registry (a server's
+ * `tools/list_changed`, a reconnect) is announced to every connected client as
+ * `notifications/tools/list_changed`.
+ */
+export function createGatewayServerFactory(
+  gateway: Gateway,
+  approvals?: ElicitationApprovals,
+  options: GatewayServerOptions = {},
+): GatewayServerFactory {
+  const { registry } = gateway;
+  const tools = new GatewayTools(registry);
+  const live = new Set<Server>();
+  const scopes = new WeakMap<Server, string>();
+  const scopeOf = (server: Server) => options.scopeOf?.(server) ?? scopes.get(server) ?? 'gateway';
+  // Lean calls whose outcome the SDK is to write, by server and request id: first in, first out,
+  // as the SDK runs the handlers of the requests it is given in order.
+  const handedOver = new WeakMap<Server, Map<RequestId, LeanOutcome[]>>();
+  const takeHandedOver = (server: Server, id: RequestId): LeanOutcome | undefined => {
+    const byId = handedOver.get(server);
+    const queue = byId?.get(id);
+    const outcome = queue?.shift();
+    if (queue?.length === 0) byId?.delete(id);
+    return outcome;
+  };
+
+  // The state a 2026-07-28 client echoes between rounds says which questions its user allowed;
+  // it passes through the client, so it is sealed (HMAC, a key of this process, 10 minutes) and
+  // bound to the call's tool and arguments.
+  const stateCodec = createRequestStateCodec<AskState>({
+    key: randomBytes(32),
+    bind: (ctx) => ctx.mcpReq.method,
+  });
+  const callDigest = (name: string, args: unknown) =>
+    createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64url');
+
+  /** The round of a 2026-07-28 request: its earlier answers, from the sealed state and responses. */
+  const openRound = (ctx: ServerContext, digest: string): AskRound | string => {
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
+      | { elicitation?: unknown }
+      | undefined;
+    const round: AskRound = {
+      canElicit: capabilities?.elicitation !== undefined && capabilities.elicitation !== null,
+      approved: new Set(),
+      refused: new Map(),
+      pending: new Map(),
+    };
+    const state = ctx.mcpReq.requestState<AskState>();
+    if (state !== undefined) {
+      if (state.call !== digest) {
+        return 'The requestState of this call was issued for another call (another tool or other arguments). Call the tool again without it.';
+      }
+      for (const key of state.approved) round.approved.add(key);
+    }
+    for (const key of Object.keys(ctx.mcpReq.inputResponses ?? {})) {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, key);
+      if (answer.kind !== 'elicit') continue;
+      const refused = refusedBy(answer);
+      if (refused === undefined) round.approved.add(key);
+      else round.refused.set(key, refused);
+    }
+    return round;
+  };
+
+  const factory: McpServerFactory = () => {
+    const server = new Server(GATEWAY_INFO, {
+      capabilities: { tools: { listChanged: true } },
+      instructions:
+        'Tools of the servers configured in dsh-tools, behind its validation and policies.',
+      requestState: { verify: stateCodec.verify },
+    });
+    serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
+    scopes.set(server, `connection-${serverCounter}`);
+    server.setRequestHandler('tools/list', async () => ({ tools: tools.list() }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const handed = takeHandedOver(server, ctx.mcpReq.id);
+      if (handed) {
+        if (handed.result) return handed.result;
+        throw handed.error;
+      }
+      const callId = nextCallId(ctx.mcpReq.id);
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      let round: AskRound | undefined;
+      let digest = '';
+      if (approvals && ctx.mcpReq.envelope !== undefined) {
+        digest = callDigest(name, args);
+        const opened = openRound(ctx, digest);
+        if (typeof opened === 'string') {
+          return { content: [{ type: 'text', text: `Error: ${opened}` }], isError: true };
+        }
+        round = opened;
+      }
+      const relatedRequestId = ctx.mcpReq.id;
+      const untrack = approvals?.track(callId, {
+        server,
+        scope: scopeOf(server),
+        // On the call's own stream: without relatedRequestId the SDK sends a server-to-client
+        // request on the session's standalone GET stream, which a client need not open.
+        elicitInput: (params, opts) =>
+          ctx.mcpReq.elicitInput(params, { ...opts, relatedRequestId }),
+        ...(round ? { round } : {}),
+      });
+      try {
+        let result = await registry.execute({
+          callId,
+          name,
+          arguments: args,
+          signal: ctx.mcpReq.signal,
+        });
+        if (round && round.pending.size > 0) {
+          return inputRequired({
+            inputRequests: Object.fromEntries(round.pending),
+            requestState: await stateCodec.mint(
+              { call: digest, approved: [...round.approved] },
+              ctx,
+            ),
+          });
+        }
+        if (approvals) result = approvals.settle(callId, result);
+        return server.projectCallToolResult(tools.toCallResult(name, result), undefined);
+      } finally {
+        untrack?.();
+      }
+    });
+    const previous = server.onclose;
+    server.onclose = () => {
+      live.delete(server);
+      previous?.();
+    };
+    live.add(server);
+    return server;
+  };
+
+  const unsubscribe = registry.on('change', () => {
+    for (const server of live) {
+      // Clients that have not finished the handshake, or are gone, are not told.
+      server.sendToolListChanged().catch(() => {});
+    }
+  });
+
+  const callTool: GatewayServerFactory['callTool'] = async (server, id, name, args, signal) => {
+    const callId = nextCallId(id);
+    // What ctx.mcpReq.elicitInput does for the SDK path, on this call's stream.
+    const untrack = approvals?.track(callId, {
+      server,
+      scope: scopeOf(server),
+      elicitInput: (params, opts) => server.elicitInput(params, { ...opts, relatedRequestId: id }),
+    });
+    try {
+      let result = await registry.execute({ callId, name, arguments: args, signal });
+      if (approvals) result = approvals.settle(callId, result);
+      return server.projectCallToolResult(tools.toCallResult(name, result), undefined);
+    } finally {
+      untrack?.();
+    }
+  };
+
+  const handOver: GatewayServerFactory['handOver'] = (server, id, outcome) => {
+    let byId = handedOver.get(server);
+    if (!byId) {
+      byId = new Map();
+      handedOver.set(server, byId);
+    }
+    const queue = byId.get(id);
+    if (queue) queue.push(outcome);
+    else byId.set(id, [outcome]);
+  };
+
+  return { factory, live, dispose: unsubscribe, callTool, handOver };
+}
+
+/** A fresh id for a session (the SDK's generator for Streamable HTTP sessions). */
+export const newSessionId = (): string => randomUUID();
