@@ -10,6 +10,7 @@ import {
   NON_TOOL_HOOK_EVENTS,
   stdioServerSchema,
 } from './config-schema';
+import { exampleServerPath } from './default-config';
 
 export { ConfigError, type ConfigIssue } from './config-error';
 export type {
@@ -44,10 +45,17 @@ export interface LoadedConfig {
 const SERVER_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
+ * The variable that names the example notes server shipped in this package (its absolute path),
+ * unless the environment sets it: a config that says `${DSH_TOOLS_EXAMPLE_SERVER}` works wherever
+ * it is copied, as long as it is read by this package.
+ */
+export const EXAMPLE_SERVER_VARIABLE = 'DSH_TOOLS_EXAMPLE_SERVER';
+
+/**
  * Validates a parsed config value. Every problem is collected (not only the first), and each
  * names its field: `mcpServers.fs.command: expected a string, got number 3`. `${VAR}` references
  * in server commands, arguments, env, URLs and headers are expanded from `env`, as Claude Code
- * does for `.mcp.json`.
+ * does for `.mcp.json`, and `${DSH_TOOLS_EXAMPLE_SERVER}` from {@link EXAMPLE_SERVER_VARIABLE}.
  *
  * @throws {ConfigError} naming `file` and every field at fault.
  */
@@ -56,7 +64,11 @@ export function parseConfig(
   file: string,
   options: { readonly env?: NodeJS.ProcessEnv } = {},
 ): { config: DshToolsConfig; warnings: string[] } {
-  const env = options.env ?? process.env;
+  const given = options.env ?? process.env;
+  const env =
+    given[EXAMPLE_SERVER_VARIABLE] === undefined
+      ? { ...given, [EXAMPLE_SERVER_VARIABLE]: exampleServerPath() }
+      : given;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ConfigError(file, [
       {
