@@ -76,8 +76,13 @@ export function packAll(names, into, byName = workspacePackages()) {
 /**
  * Serves the packed packages on 127.0.0.1 (a free port); resolves with its URL and a close().
  * Packuments are sent with `no-store`: every run packs anew under the same version.
+ *
+ * With `upstream` (a registry URL), a package that is not one of ours is fetched from there and
+ * passed on, so npm can use this registry for everything (`--registry=<url>`): needed for an
+ * unscoped package of ours (`npm install dsh-tools`), which a scope's registry cannot serve. The
+ * upstream packuments name their tarballs by absolute URL, so the tarballs come from upstream.
  */
-export async function serveRegistry(packed) {
+export async function serveRegistry(packed, { upstream } = {}) {
   const tarballs = new Map();
   const documents = new Map();
   const server = createServer((req, res) => {
@@ -92,6 +97,10 @@ export async function serveRegistry(packed) {
     if (doc) {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(doc(`http://${req.headers.host}`)));
+      return;
+    }
+    if (upstream && req.method === 'GET') {
+      passOn(new URL(req.url.slice(1), upstream), req, res);
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -123,6 +132,28 @@ export async function serveRegistry(packed) {
     url: `http://127.0.0.1:${port}/`,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
+}
+
+/** Fetches `url` with the request's content negotiation and answers with what upstream said. */
+function passOn(url, req, res) {
+  const headers = {};
+  for (const name of ['accept', 'accept-encoding', 'npm-command', 'user-agent']) {
+    if (req.headers[name]) headers[name] = req.headers[name];
+  }
+  fetch(url, { headers })
+    .then(async (answer) => {
+      const body = Buffer.from(await answer.arrayBuffer());
+      // fetch() has decoded the body: the encoding header would make npm decode it twice.
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        'cache-control': 'no-store',
+      });
+      res.end(body);
+    })
+    .catch((error) => {
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `upstream ${url.host} failed: ${error.message}` }));
+    });
 }
 
 /** The environment npm runs in as a user runs it: without the npm_config_* pnpm passes on. */

@@ -2,6 +2,16 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ContentBlock } from './content';
 import type { ToolErrorCode } from './errors';
 
+declare global {
+  /**
+   * Declared here, empty, so that these types need no lib of their own: `AbortSignal` is not in
+   * the ES2022 lib, and a project typed for "any ES2022 runtime" (no DOM lib, no @types/node)
+   * would otherwise fail inside our declarations. An empty interface adds nothing: where the DOM
+   * lib or @types/node declares `AbortSignal`, it merges into theirs unchanged.
+   */
+  interface AbortSignal {}
+}
+
 /** A JSON Schema, as a plain JSON object. */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
