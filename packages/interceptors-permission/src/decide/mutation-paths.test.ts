@@ -1,0 +1,204 @@
+/**
+ * Path decisions (paths.ts): which path rules and grants match, what they say, and what a tool's
+ * own path rules add. Each test fails under a one-line change the mutation run
+ * (`pnpm mutate:permission`) found surviving in paths.ts.
+ */
+import type { InterceptedExecution } from '@dsh-tools/protocol';
+import { describe, expect, it } from 'vitest';
+import { bash, call, edit, makeProject, read } from '../../test/helpers';
+import { type PermissionRules, permissionInterceptor } from '../index';
+import type { PermissionDecision, PermissionMode, PermissionRuleSet } from '../types';
+
+const { root, home } = makeProject();
+const decideIn = async (
+  rules: PermissionRules | PermissionRuleSet[],
+  exec: InterceptedExecution,
+  options: { mode?: PermissionMode; grant?: string } = {},
+): Promise<PermissionDecision> => {
+  const policy = permissionInterceptor({ cwd: root, home, rules, mode: options.mode ?? 'default' });
+  await policy.ready;
+  if (options.grant !== undefined) await policy.addGrant({ rule: options.grant });
+  return policy.explain(exec);
+};
+const GREP = { readOnly: true, paths: [{ arg: 'path', access: 'read' as const }] };
+const COPY = {
+  paths: [
+    { arg: 'from', access: 'read' as const },
+    { arg: 'to', access: 'write' as const },
+  ],
+};
+const copy = (from: string) => call('Copy', { from, to: 'x.txt' }, COPY);
+
+describe('path rules', () => {
+  it('a deny or ask also catches the name used, an allow only where the kernel goes', async () => {
+    // src/env-link → .env; the patterns have a wildcard, so they do not follow the link themselves.
+    const denied = await decideIn({ deny: ['Read(./src/*-link)'] }, read('src/env-link'));
+    expect(denied.behavior).toBe('deny');
+    expect(denied.reason).toBe(
+      `deny rule "Read(./src/*-link)" (options, deny[0]) matched "file_path=src/env-link": reading ${root}/.env`,
+    );
+    const notAllowed = await decideIn({ allow: ['Edit(./src/*-link)'] }, edit('src/env-link'));
+    expect(notAllowed.behavior).toBe('ask');
+  });
+
+  it('a rule whose own path runs through a symlink matches where the link leads', async () => {
+    // Read(./src/secrets-link/**) compiles to the link's path and to secrets/**: either matches.
+    const d = await decideIn({ deny: ['Read(./src/secrets-link/**)'] }, read('secrets/key'));
+    expect(d.behavior).toBe('deny');
+  });
+
+  it('each kind of rule says what the access does, for reads and writes', async () => {
+    const reasons = async (rules: PermissionRules, exec: InterceptedExecution) =>
+      (await decideIn(rules, exec)).reason;
+    expect(await reasons({ deny: ['Edit(./x.txt)'] }, edit('x.txt'))).toBe(
+      `deny rule "Edit(./x.txt)" (options, deny[0]) matched "file_path=x.txt": writing ${root}/x.txt`,
+    );
+    expect(await reasons({ ask: ['Edit(./x.txt)'] }, edit('x.txt'))).toBe(
+      `ask rule "Edit(./x.txt)" (options, ask[0]) matched "file_path=x.txt": writes ${root}/x.txt`,
+    );
+    expect(await reasons({ ask: ['Read(./README.md)'] }, read('README.md'))).toBe(
+      `ask rule "Read(./README.md)" (options, ask[0]) matched "file_path=README.md": reads ${root}/README.md`,
+    );
+    const allowed = await decideIn({ allow: ['Edit(./x.txt)'] }, edit('x.txt'));
+    expect(allowed.behavior).toBe('allow');
+    expect(allowed.trail).toContainEqual(
+      expect.objectContaining({ kind: 'path', resolved: `${root}/x.txt` }),
+    );
+    const none = await decideIn(
+      { deny: ['Read(./.env)'] },
+      call(
+        'Peek',
+        { path: 'README.md' },
+        {
+          paths: [{ arg: 'path', access: 'read' }],
+        },
+      ),
+    );
+    expect(none.reason).toContain('no rule allows "path=README.md; Peek"');
+  });
+
+  it('an ask path rule is one bypassPermissions skips', async () => {
+    const d = await decideIn({ ask: ['Edit(./x.txt)'] }, edit('x.txt'), {
+      mode: 'bypassPermissions',
+    });
+    expect(d.behavior).toBe('allow');
+  });
+
+  it('of two allow rules, the first is the one that decides', async () => {
+    const d = await decideIn({ allow: ['Edit(./x.txt)', 'Edit(./*.txt)'] }, edit('x.txt'));
+    expect(d.behavior).toBe('allow');
+    expect(d.decidedBy).toMatchObject({ kind: 'rule', rule: 'Edit(./x.txt)' });
+    // Once one allow matched, the next is not even checked.
+    expect(d.trail.filter((e) => e.kind === 'rule' && e.rule === 'Edit(./*.txt)')).toEqual([]);
+  });
+
+  it('an allow checked before a deny does not stop the deny', async () => {
+    const d = await decideIn(
+      [
+        { source: 'project settings', allow: ['Read(./**)'] },
+        { source: 'user settings', deny: ['Read(./.env)'] },
+      ],
+      read('.env'),
+    );
+    expect(d.behavior).toBe('deny');
+  });
+});
+
+describe('path grants', () => {
+  it('a grant of the same family allows the path, and is recorded', async () => {
+    const d = await decideIn({}, edit('x.txt'), { grant: `Edit(/${root}/x.txt)` });
+    expect(d.behavior).toBe('allow');
+    expect(d.decidedBy).toMatchObject({ kind: 'grant' });
+    expect(d.reason).toBe('every part is allowed (file_path=x.txt; file_path=x.txt)');
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ kind: 'grant', matched: true, subject: 'file_path=x.txt' }),
+    );
+  });
+
+  it('a grant of the other family does not', async () => {
+    const d = await decideIn({}, edit('x.txt'), { grant: `Read(/${root}/x.txt)` });
+    expect(d.behavior).toBe('ask');
+  });
+});
+
+describe('a reader given a directory', () => {
+  it('a path that does not exist is not a directory holding protected files', async () => {
+    const d = await decideIn({ deny: ['Read(**/.env)'] }, call('Grep', { path: 'missing' }, GREP));
+    expect(d.behavior).toBe('allow');
+  });
+});
+
+describe("a tool's own path rules", () => {
+  it('a deny on the tool denies, saying what the argument does', async () => {
+    const d = await decideIn(
+      { allow: ['Read(./**)'], deny: ['Copy(./secrets/**)'] },
+      copy('secrets/key'),
+    );
+    expect(d.behavior).toBe('deny');
+    expect(d.reason).toBe(
+      `deny rule "Copy(./secrets/**)" (options, deny[0]) matched "from=secrets/key": read ${root}/secrets/key`,
+    );
+  });
+
+  it('a deny on the tool holds whichever of its rules is checked first', async () => {
+    for (const sets of [
+      [
+        { source: 'project settings', deny: ['Copy(./secrets/**)'] },
+        { source: 'user settings', allow: ['Copy(./**)'] },
+      ],
+      [
+        { source: 'project settings', allow: ['Copy(./**)'] },
+        { source: 'user settings', deny: ['Copy(./secrets/**)'] },
+      ],
+    ]) {
+      const d = await decideIn(sets, copy('secrets/key'));
+      expect(d.behavior).toBe('deny');
+      expect(d.decidedBy).toMatchObject({ rule: 'Copy(./secrets/**)' });
+    }
+  });
+
+  it('an ask on the tool asks, and bypassPermissions skips it; a family deny outweighs it', async () => {
+    const asked = await decideIn({ ask: ['Copy(./secrets/**)'] }, copy('secrets/key'));
+    expect(asked.behavior).toBe('ask');
+    expect(asked.decidedBy).toMatchObject({ rule: 'Copy(./secrets/**)' });
+    const bypassed = await decideIn({ ask: ['Copy(./secrets/**)'] }, copy('secrets/key'), {
+      mode: 'bypassPermissions',
+    });
+    expect(bypassed.behavior).toBe('allow');
+    const denied = await decideIn(
+      { ask: ['Copy(./secrets/**)'], deny: ['Read(./secrets/**)'] },
+      copy('secrets/key'),
+    );
+    expect(denied.behavior).toBe('deny');
+  });
+
+  it('of an equal own and family rule, the family rule is the one named', async () => {
+    const d = await decideIn(
+      { deny: ['Copy(./secrets/**)', 'Read(./secrets/**)'] },
+      copy('secrets/key'),
+    );
+    expect(d.decidedBy).toMatchObject({ rule: 'Read(./secrets/**)' });
+  });
+});
+
+describe('shell operands', () => {
+  const CAT = { allow: ['Bash(cat:*)', 'Bash(grep:*)'] };
+  it('/proc/$$/ is the shell itself', async () => {
+    const d = await decideIn({ ...CAT, deny: ['Read(./.env)'] }, bash('cat /proc/$$/cwd/.env'));
+    expect(d.behavior).toBe('deny');
+  });
+
+  it('an ask path rule on an operand asks', async () => {
+    const d = await decideIn({ ...CAT, ask: ['Read(./README.md)'] }, bash('cat README.md'));
+    expect(d.behavior).toBe('ask');
+    expect(d.decidedBy).toMatchObject({ rule: 'Read(./README.md)' });
+  });
+
+  it('a glob read recursively may reach what a rule protects deeper down', async () => {
+    const rules = { ...CAT, deny: ['Read(./secrets/key)'] };
+    expect((await decideIn(rules, bash('grep x s*'))).behavior).toBe('allow');
+    const d = await decideIn(rules, bash('grep -r x s*'));
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe('the glob s* could match a path rule Read(./secrets/key) protects');
+  });
+});
