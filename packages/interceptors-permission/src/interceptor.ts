@@ -44,6 +44,18 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
       // A host's error hook that throws must not break a call.
     }
   };
+  const told = (
+    exec: InterceptedExecution,
+    decision: PermissionDecision,
+    answer?: 'allow' | 'deny' | 'aborted',
+  ) => {
+    if (options.onDecision === undefined) return;
+    try {
+      options.onDecision(exec, decision, answer);
+    } catch (error) {
+      report(error);
+    }
+  };
   const book = createGrantBook(options.grants ?? createMemoryGrantStore(), read.now, report);
   let storeError: unknown;
   const ready = (async () => {
@@ -80,11 +92,15 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
         );
       }
       const decision = decide(policy, exec, mode, book.active());
-      if (decision.behavior === 'allow') book.consume(decision.grants);
-      else if (decision.behavior === 'deny')
+      if (decision.behavior === 'allow') {
+        told(exec, decision);
+        book.consume(decision.grants);
+      } else if (decision.behavior === 'deny') {
+        told(exec, decision);
         return denied(exec, denialMessage(exec, decision), decision);
-      else {
+      } else {
         const answer = await askPerson(exec, decision);
+        told(exec, decision, answer.kind);
         if (answer.kind === 'aborted') {
           return errorResult(
             exec.callId,

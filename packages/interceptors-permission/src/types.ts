@@ -142,6 +142,17 @@ export interface PermissionOptions {
   readonly parseCacheSize?: number;
   /** Receives problems the interceptor contains (a grant store that fails to save). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Told of every decision as it is taken (an audit trail's source): the decision with its rule,
+   * source and trail, and for an `ask`, how it ended (`allow`: a person allowed it, `deny`: a
+   * person or the timeout refused it, `aborted`: the call was aborted while waiting). Called
+   * before the call runs; a throw goes to `onError` and never changes the decision.
+   */
+  readonly onDecision?: (
+    exec: InterceptedExecution,
+    decision: PermissionDecision,
+    answer?: 'allow' | 'deny' | 'aborted',
+  ) => void;
 }
 
 /** One step of a decision's trail, in the order it was taken. */
