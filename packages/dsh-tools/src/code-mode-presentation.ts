@@ -11,9 +11,11 @@ import {
   type CodeModeHost,
   type CodeRuntimeLike,
   createRunCodeTool,
+  RUN_CODE_FLAVORS,
   RUN_CODE_NAME,
 } from './code-mode';
 import { renderToolsSdk, type ToolSdkSchema } from './code-mode-sdk';
+import { renderToolsSdkPy } from './code-mode-sdk-py';
 import { adaptHarnessDefinition } from './harness-definition';
 import { scopeChain } from './harness-scope';
 import { isRecord } from './values';
@@ -21,8 +23,14 @@ import { isRecord } from './values';
 /** How the model is shown the tools (the harness's `mode`). */
 export type ToolPresentationMode = 'native' | 'code' | 'both';
 
-/** The languages this package renders an SDK for. */
-const LANGUAGES: readonly string[] = ['typescript'];
+/** The SDK renderer of each language this package presents Code Mode in. */
+const RENDERERS: Readonly<
+  Record<keyof typeof RUN_CODE_FLAVORS, (schemas: readonly ToolSdkSchema[]) => string>
+> = { typescript: renderToolsSdk, python: renderToolsSdkPy };
+const LANGUAGES = Object.keys(RENDERERS);
+
+type Language = keyof typeof RENDERERS;
+const languageOf = (runtime: CodeRuntimeLike): Language => runtime.language as Language;
 
 /** The presentation state of one service. */
 export interface Presentation {
@@ -66,9 +74,9 @@ export function requireCodeRuntime(ctx: Context, mode: ToolPresentationMode): Co
     );
   }
   const language: unknown = runtime.language;
-  if (typeof language !== 'string' || !LANGUAGES.includes(language)) {
+  if (typeof language !== 'string' || !Object.hasOwn(RENDERERS, language)) {
     throw new Error(
-      `dsh-tools: no Code Mode SDK for runtime language ${JSON.stringify(language)} (this package renders ${LANGUAGES.map((l) => JSON.stringify(l)).join(', ')}); load a TypeScript code runtime or set tools mode to "native".`,
+      `dsh-tools: no Code Mode SDK for runtime language ${JSON.stringify(language)} (this package renders ${LANGUAGES.map((l) => JSON.stringify(l)).join(', ')}); load a TypeScript or Python code runtime or set tools mode to "native".`,
     );
   }
   return runtime;
@@ -94,6 +102,28 @@ export function installRunCode(
   presentation.installed = true;
 }
 
+/**
+ * `run_code`'s schema worded for the runtime's language: the model reads which language `code`
+ * is in from the tool itself, not only from the SDK section.
+ */
+function inLanguage(runCode: ToolSchema, language: Language): ToolSchema {
+  if (language === 'typescript') return runCode;
+  const flavor = RUN_CODE_FLAVORS[language];
+  const parameters = runCode.parameters as { properties?: Record<string, object> };
+  const code = parameters.properties?.code;
+  return {
+    ...runCode,
+    description: flavor.description,
+    parameters: {
+      ...runCode.parameters,
+      properties: {
+        ...parameters.properties,
+        code: { ...code, description: flavor.codeDescription },
+      },
+    } as ToolSchema['parameters'],
+  };
+}
+
 /** What the system-prompt service is given for one agent: its schemas and the names it knows. */
 export function presentTools(
   ctx: Context,
@@ -105,10 +135,11 @@ export function presentTools(
   const mode = modeFor(presentation, scope);
   const view = native();
   if (mode === 'native') return view;
-  requireCodeRuntime(ctx, mode);
-  const runCode = transport();
-  if (runCode === undefined)
+  const language = languageOf(requireCodeRuntime(ctx, mode));
+  const registered = transport();
+  if (registered === undefined)
     throw new Error(`dsh-tools: mode "${mode}": run_code is not registered.`);
+  const runCode = inLanguage(registered, language);
   if (mode === 'code') return { schemas: [runCode], knownNames: [RUN_CODE_NAME] };
   const known = view.knownNames ?? view.schemas.map((s) => s.name);
   return { schemas: [...view.schemas, runCode], knownNames: [...known, RUN_CODE_NAME] };
@@ -141,8 +172,7 @@ export function codeSections(
         const scope = scopeOf(context);
         const mode = modeFor(presentation, scope);
         if (mode === 'native') return '';
-        requireCodeRuntime(ctx, mode);
-        return renderToolsSdk(sdk(scope));
+        return RENDERERS[languageOf(requireCodeRuntime(ctx, mode))](sdk(scope));
       },
     },
   ];

@@ -279,6 +279,58 @@ describe('Code Mode', () => {
     expect(sdk).not.toMatch(/run_code:/);
   });
 
+  it('presents a Python runtime in Python: the SDK and run_code’s own wording', async () => {
+    const root = new Context() as Any;
+    await root.plugin(SystemPrompt, {});
+    await root.plugin(InProcessRuntime, { language: 'python' });
+    await root.plugin(ToolRegistry, { mode: 'code' });
+    root.tools.register(tools([]).read);
+    const assembled = await root.systemPrompt.assemble({});
+    const sdk = assembled.sections.find((s: Any) => s.name === 'tools:sdk').text;
+    expect(sdk).toContain(
+      'class ReadArgs(TypedDict):\n    i: float\n    # Additional keys beyond those declared are allowed.',
+    );
+    expect(sdk).toContain(
+      'class Tools(Protocol):\n    async def read(self, args: ReadArgs) -> str:\n        """Reads one item."""',
+    );
+    const [runCode] = assembled.tools;
+    expect(runCode.description).toMatch(/^Run a Python program/);
+    expect(runCode.parameters.properties.code.description).toMatch(/async Python function/);
+    // The registered schema keeps the TypeScript wording: only the presentation is reworded.
+    expect(root.tools.get('run_code').description).toMatch(/^Run a TypeScript program/);
+  });
+
+  it('attaches an image a program’s call returned to the run_code result, as the harness does', async () => {
+    const { root, run } = await app({ mode: 'code' });
+    const pixel = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' } as const;
+    root.tools.register({
+      name: 'screenshot',
+      description: 'Takes a screenshot.',
+      parameters: { type: 'object', properties: { fail: { type: 'boolean' } } },
+      execute: ({ fail }: Any) => {
+        if (fail) throw new Error('no screen');
+        return [textContent('the screen'), pixel];
+      },
+    });
+    const result = await run(`
+      await tools.read({ i: 1 });
+      const shot = await tools.screenshot({});
+      try { await tools.screenshot({ fail: true }); } catch {}
+      return shot;`);
+    expect(text(result)).toBe('the screen');
+    // One context: the successful screenshot's whole content, none for the text-only read or
+    // the failed call; as a frozen user message from the harness's code-mode plugin.
+    expect(result.additionalContexts).toEqual([
+      {
+        content: [textContent('the screen'), pixel],
+        source: { kind: 'plugin', plugin: 'tools-code-mode' },
+        role: 'user',
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    ]);
+    expect(Object.isFrozen(result.additionalContexts[0].content[1])).toBe(true);
+  });
+
   it('reserves run_code and fails loudly on misuse', async () => {
     const { root } = await app({ mode: 'code' });
     const fake: ToolDefinition = { ...tools([]).read, name: 'run_code' };
@@ -291,11 +343,13 @@ describe('Code Mode', () => {
       /maxParallelSubCalls/,
     );
     // A runtime of a language this package renders no SDK for.
-    const python = new Context() as Any;
-    await python.plugin(SystemPrompt, {});
-    await python.plugin(InProcessRuntime, { language: 'python' });
-    await python.plugin(ToolRegistry, { mode: 'code' });
-    await expect(python.systemPrompt.assemble({})).rejects.toThrow(/language "python"/);
+    const ruby = new Context() as Any;
+    await ruby.plugin(SystemPrompt, {});
+    await ruby.plugin(InProcessRuntime, { language: 'ruby' });
+    await ruby.plugin(ToolRegistry, { mode: 'code' });
+    await expect(ruby.systemPrompt.assemble({})).rejects.toThrow(
+      /no Code Mode SDK for runtime language "ruby" \(this package renders "typescript", "python"\)/,
+    );
     // No runtime: the prompt and run_code both say so.
     const none = await app({ mode: 'code' }, false);
     await expect(none.root.systemPrompt.assemble({})).rejects.toThrow(/requires a code runtime/);

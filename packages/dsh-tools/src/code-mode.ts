@@ -19,6 +19,26 @@ import { isRecord, messageOf } from './values';
 /** The name of the Code Mode tool, reserved in every mode (any agent may present in code). */
 export const RUN_CODE_NAME = 'run_code';
 
+/** How `run_code` describes itself and its `code` to a model, per code runtime language. */
+export interface RunCodeFlavor {
+  readonly description: string;
+  readonly codeDescription: string;
+}
+
+/** The languages this package presents Code Mode in, each with its `run_code` wording. */
+export const RUN_CODE_FLAVORS: Readonly<Record<'typescript' | 'python', RunCodeFlavor>> = {
+  typescript: {
+    description:
+      'Run a TypeScript program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints or returns comes back, so return just what you need.',
+    codeDescription: 'The program: the body of an async TypeScript function.',
+  },
+  python: {
+    description:
+      'Run a Python program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints (`print`) or returns comes back, so return just what you need.',
+    codeDescription: 'The program: the body of an async Python function.',
+  },
+};
+
 /** The part of a code runtime (`@deepseek-ai/dsh-code-runtime`'s `CodeRuntime`) used here. */
 export interface CodeRuntimeLike {
   readonly language: string;
@@ -124,6 +144,32 @@ const createLane = (max: number) => {
   };
 };
 
+/** Freezes a JSON tree all the way down (a context is shared by everyone who reads it). */
+const deepFreeze = <T>(value: T): T => {
+  const stack: unknown[] = [value];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node !== 'object' || node === null || Object.isFrozen(node)) continue;
+    Object.freeze(node);
+    stack.push(...Object.values(node));
+  }
+  return value;
+};
+
+/**
+ * The context that carries a sub-call's image to the model after the run, as the harness words
+ * it: a user message with the call's whole content, from the `tools-code-mode` plugin. Without
+ * it a program could look at a screenshot for the model and the model would never see it.
+ */
+export const imageContext = (content: readonly ContentBlock[]): object =>
+  deepFreeze(
+    structuredClone({
+      content,
+      source: { kind: 'plugin', plugin: 'tools-code-mode' },
+      role: 'user',
+      id: crypto.randomUUID(),
+    }),
+  );
+
 const appendTo = (agent: unknown, type: string, data: object): void => {
   const session = isRecord(agent) ? agent.session : undefined;
   if (!isRecord(session) || typeof session.append !== 'function') return;
@@ -140,13 +186,13 @@ const renderValue = (value: unknown): string =>
 export function createRunCodeTool(host: CodeModeHost): HarnessToolDefinition {
   return {
     name: RUN_CODE_NAME,
-    description:
-      'Run a TypeScript program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints or returns comes back, so return just what you need.',
+    // The TypeScript wording; the prompt feed rewords it for the loaded runtime's language.
+    description: RUN_CODE_FLAVORS.typescript.description,
     parameters: parameterSchemaSpecToJsonSchema({
       code: {
         type: 'string',
         required: true,
-        description: 'The program: the body of an async TypeScript function.',
+        description: RUN_CODE_FLAVORS.typescript.codeDescription,
       },
       description: {
         type: 'string',
@@ -246,6 +292,11 @@ async function runProgram(
     } finally {
       done();
       release();
+    }
+    // In the order the program's calls were committed, as the harness defers them: the image
+    // first, then what post-execute added.
+    if (!result.isError && result.content.some((block) => block.type === 'image')) {
+      exec.deferContext(imageContext(result.content));
     }
     for (const context of result.additionalContexts ?? []) exec.deferContext(context);
     if (result.concludesTurn) exec.concludeTurn();
