@@ -201,4 +201,44 @@ describe('shell operands', () => {
     expect(d.behavior).toBe('ask');
     expect(d.reason).toBe('the glob s* could match a path rule Read(./secrets/key) protects');
   });
+
+  it('with no path rule at all, an operand not known before it runs needs no question', async () => {
+    expect((await decideIn(CAT, bash('cat "$F"'))).behavior).toBe('allow');
+    // With one, it may be the protected file.
+    expect((await decideIn({ ...CAT, deny: ['Read(./.env)'] }, bash('cat "$F"'))).behavior).toBe(
+      'ask',
+    );
+  });
+
+  it("a glob meets a rule through either of the rule's paths, and the trail says which may", async () => {
+    const d = await decideIn(
+      { ...CAT, deny: ['Read(./README.md)', 'Read(./src/secrets-link/**)'] },
+      bash('cat secrets/*'),
+    );
+    expect(d.behavior).toBe('ask');
+    expect(d.trail).toContainEqual({
+      kind: 'rule',
+      rule: 'Read(./README.md)',
+      origin: { list: 'deny', index: 0, source: 'options' },
+      matched: false,
+      subject: 'cat secrets/*',
+      note: 'glob operand secrets/*',
+    });
+    expect(d.trail).toContainEqual({
+      kind: 'rule',
+      rule: 'Read(./src/secrets-link/**)',
+      origin: { list: 'deny', index: 1, source: 'options' },
+      matched: 'maybe',
+      subject: 'cat secrets/*',
+      note: 'glob operand secrets/*',
+    });
+  });
+
+  it('a redirection to a new file is not read as a directory', async () => {
+    const d = await decideIn(
+      { allow: ['Bash(echo:*)', 'Edit(./new.txt)'], deny: ['Edit(**/.env)'] },
+      bash('echo x > new.txt'),
+    );
+    expect(d.behavior).toBe('allow');
+  });
 });

@@ -1,0 +1,176 @@
+/**
+ * How one shell command line is judged (decide/shell.ts): its connections, builtins, redirections,
+ * the allow rules a model doubts, and what each part says. Each test fails under a one-line change
+ * the mutation run (`pnpm mutate:permission`) found surviving in decide/shell.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { bash, makeProject } from '../../test/helpers';
+import { type PermissionRules, permissionInterceptor } from '../index';
+import type { PermissionDecision, PermissionMode } from '../types';
+
+const { root, home } = makeProject();
+const decideIn = async (
+  rules: PermissionRules,
+  line: string,
+  options: { mode?: PermissionMode; grant?: string } = {},
+): Promise<PermissionDecision> => {
+  const policy = permissionInterceptor({ cwd: root, home, rules, mode: options.mode ?? 'default' });
+  await policy.ready;
+  if (options.grant !== undefined) await policy.addGrant({ rule: options.grant });
+  return policy.explain(bash(line));
+};
+const NOTE = 'a connection opened by a /dev/tcp or /dev/udp redirection';
+
+describe('a connection bash opens itself', () => {
+  const TCP = 'echo x > /dev/tcp/example.com/80';
+  it('is denied by a WebFetch deny, which says the policy wants no network', async () => {
+    const d = await decideIn({ deny: ['WebFetch'] }, TCP);
+    expect(d.behavior).toBe('deny');
+    expect(d.reason).toBe(
+      'deny rule "WebFetch" (options, deny[0]) matched "> /dev/tcp/example.com/80": it connects to the network (> /dev/tcp/example.com/80)',
+    );
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ rule: 'WebFetch', matched: true, note: NOTE }),
+    );
+  });
+
+  it('is denied by a deny on a network program, in the prefix or the glob form', async () => {
+    for (const rule of ['Bash(curl:*)', 'Bash(wget *)', 'Bash(nc)']) {
+      const d = await decideIn({ deny: [rule] }, 'echo x > /dev/udp/1.2.3.4/53');
+      expect(d.behavior, rule).toBe('deny');
+    }
+  });
+
+  it('asks, soft, when no deny is about the network; a whole-tool allow allows it', async () => {
+    const d = await decideIn({ deny: ['Bash(rm:*)', 'Read(./.env)'] }, TCP);
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      '"> /dev/tcp/example.com/80": it connects to the network through > /dev/tcp/example.com/80',
+    );
+    for (const rule of ['Bash(rm:*)', 'Read(./.env)'])
+      expect(d.trail).toContainEqual(expect.objectContaining({ rule, matched: false, note: NOTE }));
+    expect((await decideIn({ allow: ['Bash'] }, TCP)).behavior).toBe('allow');
+    expect((await decideIn({}, TCP, { mode: 'bypassPermissions' })).behavior).toBe('allow');
+  });
+});
+
+describe('builtins that change nothing outside the shell', () => {
+  it('are allowed when their words are known, saying so', async () => {
+    for (const name of ['cd src', 'true', 'declare x', ':']) {
+      const d = await decideIn({}, name);
+      expect(d.behavior, name).toBe('allow');
+      expect(d.reason).toBe(`${name.split(' ')[0]} changes nothing outside the shell`);
+    }
+  });
+
+  it('are not allowed with a word not known before it runs, or as a path', async () => {
+    for (const line of ['cd "$X"', './true', '/bin/true'])
+      expect((await decideIn({}, line)).behavior, line).toBe('ask');
+  });
+});
+
+describe('redirections', () => {
+  it('a write to a file asks, naming it; /dev/null does not', async () => {
+    const d = await decideIn({ allow: ['Bash(echo:*)'] }, 'echo x > out.txt');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe('"> out.txt": it redirects output to the file out.txt');
+    expect((await decideIn({ allow: ['Bash(echo:*)'] }, 'echo x > /dev/null')).behavior).toBe(
+      'allow',
+    );
+  });
+
+  it('acceptEdits allows a write inside the working directories, and only there', async () => {
+    const inside = await decideIn({}, '> out.txt', { mode: 'acceptEdits' });
+    expect(inside.behavior).toBe('allow');
+    expect(inside.reason).toBe(
+      'acceptEdits: output redirected to out.txt inside the working directories',
+    );
+    const outside = await decideIn({}, '> /tmp/out.txt', { mode: 'acceptEdits' });
+    expect(outside.behavior).toBe('ask');
+    const unknown = await decideIn({}, 'cd "$D" && > out.txt', { mode: 'acceptEdits' });
+    expect(unknown.behavior).toBe('ask');
+  });
+});
+
+describe('an allow the model doubts', () => {
+  it('a prefix rule asks when the model does not know an option, saying why', async () => {
+    const d = await decideIn({ allow: ['Bash(git log:*)'] }, 'git log --frobnicate');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      '"git log --frobnicate": allow rule "Bash(git log:*)" covers git log --frobnicate by its prefix, but git log option --frobnicate is not one the model knows, so it asks',
+    );
+  });
+
+  it('an exact rule names every word itself, and allows', async () => {
+    const d = await decideIn({ allow: ['Bash(git log --frobnicate)'] }, 'git log --frobnicate');
+    expect(d.behavior).toBe('allow');
+    expect(d.reason).toBe('git log --frobnicate is allowed');
+  });
+
+  it('a grant by prefix is doubted as an allow rule is; an exact grant is not', async () => {
+    const prefix = await decideIn({}, 'git log --frobnicate', { grant: 'Bash(git log:*)' });
+    expect(prefix.behavior).toBe('ask');
+    expect(prefix.reason).toContain('by its prefix, but');
+    const exact = await decideIn({}, 'git log --frobnicate', {
+      grant: 'Bash(git log --frobnicate)',
+    });
+    expect(exact.behavior).toBe('allow');
+    expect(exact.reason).toBe('granted (Bash(git log --frobnicate))');
+  });
+});
+
+describe('what each part says', () => {
+  it('a deny rule a word not known may match asks, naming the rule', async () => {
+    const d = await decideIn({ deny: ['Bash(rm -rf:*)'] }, 'rm $F /');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      'rm $F / may match deny rule Bash(rm -rf:*) (a word is not known before it runs)',
+    );
+    expect(d.decidedBy).toMatchObject({ kind: 'rule', rule: 'Bash(rm -rf:*)' });
+  });
+
+  it('a command under a wrapper is named with it, and each command is in the trail', async () => {
+    const d = await decideIn({ deny: ['Bash(rm:*)'] }, 'env rm x');
+    expect(d.reason).toBe(
+      'deny rule "Bash(rm:*)" (options, deny[0]) matched "env → rm x": it runs env → rm x',
+    );
+    expect(d.trail).toContainEqual({
+      kind: 'shell',
+      subject: 'env → rm x',
+      verdict: 'deny',
+      note: 'it runs env → rm x',
+    });
+  });
+
+  it('a name with a look-alike character is not understood, naming the character', async () => {
+    const d = await decideIn({ allow: ['Bash'] }, 'r\u0435m x');
+    expect(d.behavior).toBe('ask');
+    expect(d.decidedBy).toEqual({
+      kind: 'unparsed',
+      reason:
+        'the command name "r\u0435m" contains U+0435, a character that can imitate another name',
+    });
+  });
+
+  it('a line that cannot be parsed is named by its first 80 characters', async () => {
+    const long = `ls; ${'x'.repeat(100)} $(`;
+    const d = await decideIn({}, long);
+    expect(d.reason).toBe(
+      `"${long.slice(0, 80)}…" cannot be fully understood (a syntax error near "$("), so it is never allowed without asking`,
+    );
+    const short = `${'x'.repeat(77)} $(`;
+    expect(short).toHaveLength(80);
+    expect((await decideIn({}, short)).reason.startsWith(`"${short}" cannot`)).toBe(true);
+  });
+
+  it('an empty line runs nothing, and is allowed saying so', async () => {
+    const d = await decideIn({ deny: ['Bash(rm:*)'] }, '');
+    expect(d.behavior).toBe('allow');
+    expect(d.decidedBy).toEqual({ kind: 'policy', reason: 'the command line runs nothing' });
+  });
+
+  it('a whole-tool allow names itself for each command', async () => {
+    const d = await decideIn({ allow: ['Bash'] }, 'touch x');
+    expect(d.reason).toBe('the whole tool is allowed');
+  });
+});
