@@ -214,6 +214,62 @@ describe('Code Mode with the worker-thread code runtime', () => {
     expect(offered.ours.declarations).toBe(offered.upstream.declarations);
   });
 
+  it('attaches an image a program’s call returned to the run_code result, as upstream does', async () => {
+    const contexts: Record<string, unknown> = {};
+    const pixel = { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' };
+    for (const name of HOSTS) {
+      const { root, host, agent } = await scenario(name);
+      await root.plugin({
+        name: 'camera',
+        inject: ['tools'],
+        apply: (ctx: Any) =>
+          ctx.tools.register(
+            defineTool({
+              name: 'snap',
+              description: 'Takes a picture.',
+              parameters: { fail: { type: 'boolean' } },
+              output: {
+                schema: { type: 'string' },
+                render: (_a, v) => [{ type: 'text', text: String(v) }, pixel as never],
+              },
+              execute: async ({ fail }: { fail?: boolean }) => {
+                if (fail) throw new Error('no camera');
+                return 'a picture';
+              },
+            }),
+          ),
+      });
+      const result = (await host.tools.execute({
+        callId: 'rc1',
+        name: 'run_code',
+        arguments: {
+          code: `await tools.add({ a: 1, b: 1 }); const v = await tools.snap({});
+            try { await tools.snap({ fail: true }); } catch {} return v;`,
+          description: 'take a picture',
+        },
+        agent,
+        signal: new AbortController().signal,
+      })) as Any;
+      expect(outcome(result).text, name).toBe('a picture');
+      contexts[name] = (result.additionalContexts ?? []).map(({ id, ...rest }: Any) => ({
+        id: typeof id,
+        frozen: Object.isFrozen(rest.content),
+        ...rest,
+      }));
+    }
+    // One context, for the successful picture only: the call's whole content as a user message.
+    expect(contexts.upstream).toEqual([
+      {
+        id: 'string',
+        frozen: true,
+        content: [{ type: 'text', text: 'a picture' }, pixel],
+        source: { kind: 'plugin', plugin: 'tools-code-mode' },
+        role: 'user',
+      },
+    ]);
+    expect(contexts.ours).toEqual(contexts.upstream);
+  });
+
   it('fails loudly without a code runtime, as upstream does', async () => {
     for (const name of HOSTS) {
       const { root, runCode, ran } = await scenario(name, { runtime: false });
