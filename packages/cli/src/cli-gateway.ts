@@ -1,8 +1,13 @@
-import type { Approver, InterceptedExecution } from '@dsh-tools/protocol';
+import type { Approver } from '@dsh-tools/protocol';
 import { cErr, err, warn } from './cli-io';
 import { type LoadedConfig, loadConfig } from './config';
 import { defaultConfig } from './default-config';
-import { buildGateway, type Gateway, type ServerProgressEvent } from './gateway';
+import {
+  type BuildGatewayOptions,
+  buildGateway,
+  type Gateway,
+  type ServerProgressEvent,
+} from './gateway';
 import type { PolicyFactories } from './policies';
 
 /**
@@ -57,7 +62,7 @@ export async function openGateway(
   recordTrails = false,
   approver?: Approver,
   policies?: PolicyFactories,
-  askScope?: (exec: InterceptedExecution) => string | undefined,
+  perCall?: Pick<BuildGatewayOptions, 'askScope' | 'modeOf'>,
 ): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {
@@ -66,7 +71,7 @@ export async function openGateway(
       recordTrails,
       ...(approver ? { approver } : {}),
       ...(policies ? { policies } : {}),
-      ...(askScope ? { askScope } : {}),
+      ...perCall,
     });
   } finally {
     progress.done();

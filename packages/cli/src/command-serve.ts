@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { failedServersNote, load, openGateway } from './cli-gateway';
 import { CliFailure, err } from './cli-io';
+import type { LoadedConfig } from './config';
+import { resolveFromConfig } from './config';
 import { EXIT } from './exit-codes';
 import type { HttpGateway } from './http';
 import { isLoopbackHost } from './http-defaults';
+import { type GatewayClient, tokenSha256 } from './http-identities';
 import { createElicitationApprovals, serveGatewayStdio } from './serve';
 
 async function resolveToken(
@@ -45,6 +48,45 @@ async function resolveToken(
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
+/**
+ * The clients of the config's `clients` section, each token as its SHA-256: a `tokenFile` (relative
+ * to the config's folder) is read and hashed here, and the token itself is not kept.
+ */
+async function clientsOf(loaded: LoadedConfig): Promise<GatewayClient[] | undefined> {
+  const clients = loaded.config.clients;
+  if (!clients) return undefined;
+  return Promise.all(
+    clients.map(async (client, i) => {
+      let digest = client.tokenSha256?.toLowerCase();
+      if (client.tokenFile !== undefined) {
+        const file = resolveFromConfig(loaded, client.tokenFile);
+        let token: string;
+        try {
+          token = (await readFile(file, 'utf8')).trim();
+        } catch (error) {
+          throw new CliFailure(
+            `Cannot read the token file of client "${client.name}" (clients[${i}].tokenFile: ${file}, ${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+            EXIT.SERVE_FAILED,
+          );
+        }
+        if (token.length < 16) {
+          throw new CliFailure(
+            `The token of client "${client.name}" in ${file} is ${token.length} characters; use at least 16 (openssl rand -hex 32).`,
+            EXIT.SERVE_FAILED,
+          );
+        }
+        digest = tokenSha256(token);
+      }
+      return {
+        name: client.name,
+        tokenSha256: digest as string,
+        ...(client.tools ? { tools: client.tools } : {}),
+        ...(client.mode ? { mode: client.mode } : {}),
+      };
+    }),
+  );
+}
+
 /** The options of `dsh-tools serve`, as commander parses them. */
 export interface ServeOptions {
   config?: string;
@@ -61,15 +103,19 @@ export interface ServeOptions {
 /** `dsh-tools serve`: serves the gateway over stdio or HTTP until stopped; resolves with the exit code. */
 export async function serveCommand(options: ServeOptions): Promise<number> {
   // Every check that can refuse comes before a server process starts.
-  const tokenInfo = options.http ? await resolveToken(options, options.http.host) : undefined;
+  const loaded = await load(options.config);
+  const clients = options.http ? await clientsOf(loaded) : undefined;
+  const tokenInfo =
+    options.http && !clients ? await resolveToken(options, options.http.host) : undefined;
   // The HTTP stack (the SDK's Streamable HTTP transport, hono's Node adapter) only for --http,
   // loaded before any server process starts so that a failure leaves nothing running.
   const httpModule = options.http ? await import('./http') : undefined;
-  const loaded = await load(options.config);
   const approvals = createElicitationApprovals();
-  const gateway = await openGateway(loaded, false, approvals.approver, undefined, (exec) =>
-    approvals.scopeOf(exec.callId),
-  );
+  const modes = new Map(clients?.map((c) => [c.name, c.mode]));
+  const gateway = await openGateway(loaded, false, approvals.approver, undefined, {
+    askScope: (exec) => approvals.scopeOf(exec.callId),
+    ...(clients ? { modeOf: (exec) => modes.get(approvals.identityOf(exec.callId) ?? '') } : {}),
+  });
   if (gateway.failures.length > 0 && !options.allowPartial) {
     await gateway.close();
     throw new CliFailure(
@@ -80,20 +126,22 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const tools = gateway.registry.schemas().length;
   let stop: () => Promise<void>;
   let done: Promise<void>;
-  if (options.http && tokenInfo && httpModule) {
-    const { serveGatewayHttp } = httpModule;
+  if (options.http && httpModule && (tokenInfo || clients)) {
+    const { serveGatewayHttp, serveSharedGatewayHttp } = httpModule;
+    const common = {
+      host: options.http.host,
+      port: options.http.port,
+      ...(options.allowOrigin ? { allowedOrigins: options.allowOrigin } : {}),
+      ...(options.allowHost ? { allowedHosts: options.allowHost } : {}),
+      maxBodyBytes: options.maxBodyBytes,
+      maxSessions: options.maxSessions,
+      approvals,
+    };
     let http: HttpGateway;
     try {
-      http = await serveGatewayHttp(gateway, {
-        host: options.http.host,
-        port: options.http.port,
-        token: tokenInfo.token,
-        ...(options.allowOrigin ? { allowedOrigins: options.allowOrigin } : {}),
-        ...(options.allowHost ? { allowedHosts: options.allowHost } : {}),
-        maxBodyBytes: options.maxBodyBytes,
-        maxSessions: options.maxSessions,
-        approvals,
-      });
+      http = clients
+        ? await serveSharedGatewayHttp(gateway, { ...common, clients })
+        : await serveGatewayHttp(gateway, { ...common, token: tokenInfo?.token as string });
     } catch (error) {
       await gateway.close();
       const code = (error as NodeJS.ErrnoException).code;
@@ -105,7 +153,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       );
     }
     err.write(`dsh-tools serve: ${tools} tools on ${http.url} (Streamable HTTP)\n`);
-    if (tokenInfo.generated) {
+    if (clients) {
+      err.write(`clients: ${clients.map((c) => c.name).join(', ')} (each with its own token)\n`);
+    }
+    if (tokenInfo?.generated) {
       err.write(
         `bearer token (generated; set ${options.tokenEnv} to choose one): ${tokenInfo.token}\n`,
       );

@@ -42,13 +42,13 @@ const permissionRule = z
     'expected a rule like "Read", "Bash(npm test:*)" or "mcp__server__tool"',
   );
 
+const permissionMode = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
+
 const permissionsSchema = z.strictObject({
   allow: z.array(permissionRule).optional(),
   ask: z.array(permissionRule).optional(),
   deny: z.array(permissionRule).optional(),
-  defaultMode: z
-    .enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'])
-    .optional(),
+  defaultMode: permissionMode.optional(),
   additionalDirectories: z.array(nonEmpty).optional(),
 });
 
@@ -98,6 +98,27 @@ const exampleToolsSchema = z.union([
   z.strictObject({ cwd: nonEmpty.optional(), writable: z.boolean().optional() }),
 ]);
 
+/** One client of `serve --http`: its name, its token (as a hash, or a file), what it may use. */
+const clientSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_.@-]{1,64}$/, 'expected 1-64 letters, digits, "_", ".", "@" or "-"'),
+    tokenSha256: z
+      .string()
+      .regex(
+        /^[0-9a-fA-F]{64}$/,
+        'expected the SHA-256 of the token as 64 hex digits (printf %s "$TOKEN" | sha256sum)',
+      )
+      .optional(),
+    tokenFile: nonEmpty.optional(),
+    tools: z.array(nonEmpty).optional(),
+    mode: permissionMode.optional(),
+  })
+  .refine((c) => (c.tokenSha256 === undefined) !== (c.tokenFile === undefined), {
+    message: 'give exactly one of "tokenSha256" and "tokenFile"',
+  });
+
 /**
  * The top level of a config file. `mcpServers` entries are checked one by one by `parseConfig`,
  * so that each names its own field and transport.
@@ -109,6 +130,7 @@ export const configSchema = z.strictObject({
   permissions: permissionsSchema.optional(),
   sandbox: sandboxSchema.optional(),
   hooks: hooksSchema.optional(),
+  clients: z.array(clientSchema).min(1).optional(),
 });
 
 /** A server started as a child process speaking MCP on stdio (the `.mcp.json` shape). */
@@ -126,6 +148,9 @@ export type HooksConfig = z.infer<typeof hooksSchema>;
 /** Whether the built-in example tools are registered, and on which directory. */
 export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
 
+/** One client of `serve --http` (see the README's "Run it for a team"). */
+export type ClientConfig = z.infer<typeof clientSchema>;
+
 /** A validated config: what `dsh-tools` runs. */
 export interface DshToolsConfig {
   readonly mcpServers: Readonly<Record<string, McpServerEntry>>;
@@ -133,4 +158,6 @@ export interface DshToolsConfig {
   readonly permissions?: PermissionsConfig;
   readonly sandbox?: SandboxConfig;
   readonly hooks?: HooksConfig;
+  /** The clients of `serve --http`, each with its own token; absent: one token for all. */
+  readonly clients?: readonly ClientConfig[];
 }

@@ -14,6 +14,7 @@ import { exampleServerPath } from './default-config';
 
 export { ConfigError, type ConfigIssue } from './config-error';
 export type {
+  ClientConfig,
   DshToolsConfig,
   ExampleToolsConfig,
   HooksConfig,
@@ -151,6 +152,22 @@ export function parseConfig(
     }
   }
 
+  if (top.success && top.data.clients) {
+    const seen = new Set<string>();
+    top.data.clients.forEach((client, i) => {
+      if (seen.has(client.name)) {
+        issues.push({ path: `clients[${i}].name`, message: `"${client.name}" is used twice` });
+      }
+      seen.add(client.name);
+      if (client.mode !== undefined && !top.data.permissions) {
+        issues.push({
+          path: `clients[${i}].mode`,
+          message: 'a client\'s permission mode needs a "permissions" section to apply to',
+        });
+      }
+    });
+  }
+
   if (issues.length > 0 || !top.success) throw new ConfigError(file, issues);
   const data = top.data;
   const config: DshToolsConfig = {
@@ -159,6 +176,7 @@ export function parseConfig(
     ...(data.permissions ? { permissions: data.permissions } : {}),
     ...(data.sandbox ? { sandbox: data.sandbox } : {}),
     ...(data.hooks ? { hooks: data.hooks } : {}),
+    ...(data.clients ? { clients: data.clients } : {}),
   };
   return { config, warnings };
 }

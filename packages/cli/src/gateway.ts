@@ -5,7 +5,7 @@ import {
 } from '@dsh-tools/mcp-bridge';
 import type { Approver, InterceptedExecution, Interceptor } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
-import type { LoadedConfig, McpServerEntry } from './config';
+import type { LoadedConfig, McpServerEntry, PermissionsConfig } from './config';
 import { resolveFromConfig } from './config';
 import { DEFAULT_POLICIES } from './default-policies';
 import { createExampleTools } from './example-tools';
@@ -64,7 +64,15 @@ export interface BuildGatewayOptions {
    * up another's. Without it, every call shares one scope.
    */
   readonly askScope?: (exec: InterceptedExecution) => string | undefined;
+  /**
+   * The permission mode a call runs in when it is not the config's `defaultMode` (a gateway
+   * client's own mode), or `undefined` for the config's. Needs a `permissions` section.
+   */
+  readonly modeOf?: (exec: InterceptedExecution) => PermissionMode | undefined;
 }
+
+/** A permission mode, as the config's `permissions.defaultMode` names it. */
+export type PermissionMode = NonNullable<PermissionsConfig['defaultMode']>;
 
 /** A registry composed from a config: local tools, MCP servers and policies. */
 export interface Gateway {
@@ -113,23 +121,27 @@ function toBridgeConfig(
 }
 
 /**
- * A policy with one instance per scope while that scope has calls in flight (`make` builds one:
- * a permission interceptor costs tens of microseconds), `shared` for calls of no scope. The
+ * A policy with one instance per scope (and permission mode) while that scope has calls in
+ * flight (`make` builds one: a permission interceptor costs tens of microseconds), `shared` for
+ * calls of no scope. The
  * permission interceptor queues its questions so that a person sees one at a time; per scope,
  * that queue is per client instead of one for the whole gateway.
  */
 function perScope(
   shared: Interceptor,
-  scopeOf: (exec: InterceptedExecution) => string | undefined,
-  make: () => Promise<Interceptor>,
+  scopeOf: (
+    exec: InterceptedExecution,
+  ) => { readonly key: string; readonly mode: PermissionMode | undefined } | undefined,
+  make: (mode: PermissionMode | undefined) => Promise<Interceptor>,
 ): Interceptor {
   const scoped = new Map<string, { interceptor: Promise<Interceptor>; calls: number }>();
   return async (exec, next) => {
-    const scope = scopeOf(exec);
-    if (scope === undefined) return shared(exec, next);
+    const found = scopeOf(exec);
+    if (found === undefined) return shared(exec, next);
+    const scope = found.key;
     let entry = scoped.get(scope);
     if (!entry) {
-      entry = { interceptor: make(), calls: 0 };
+      entry = { interceptor: make(found.mode), calls: 0 };
       scoped.set(scope, entry);
     }
     entry.calls++;
@@ -187,15 +199,26 @@ export async function buildGateway(
   const trails = new TrailRecorder();
   for (const install of installs) {
     const { layer, priority } = install;
-    const section = POLICY_ORDER.find((p) => p.layer === layer)?.section;
+    const { askScope, modeOf } = options;
     const interceptor =
-      options.askScope && layer === 'permission' && section
-        ? perScope(install.interceptor, options.askScope, async () => {
-            const factory = factories.permission as NonNullable<PolicyFactories['permission']>;
-            const own = factory(config[section] as never, context);
-            await (own as { ready?: Promise<void> }).ready;
-            return own;
-          })
+      (askScope || modeOf) && layer === 'permission' && config.permissions
+        ? perScope(
+            install.interceptor,
+            (exec) => {
+              const scope = askScope?.(exec);
+              const mode = modeOf?.(exec);
+              return scope === undefined && mode === undefined
+                ? undefined
+                : { key: `${scope ?? ''}\0${mode ?? ''}`, mode };
+            },
+            async (mode) => {
+              const factory = factories.permission as NonNullable<PolicyFactories['permission']>;
+              const settings = config.permissions as PermissionsConfig;
+              const own = factory(mode ? { ...settings, defaultMode: mode } : settings, context);
+              await (own as { ready?: Promise<void> }).ready;
+              return own;
+            },
+          )
         : install.interceptor;
     registry.use(options.recordTrails ? trails.wrap(layer, interceptor) : interceptor, {
       name: layer,

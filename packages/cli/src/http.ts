@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   createServer,
   type Server as HttpServer,
@@ -7,6 +6,7 @@ import {
 } from 'node:http';
 import { isIP } from 'node:net';
 import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -19,8 +19,15 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
+import { type GatewayClient, GatewayIdentities, tokenSha256 } from './http-identities';
 import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
 
+export {
+  type ClientMode,
+  type GatewayClient,
+  GatewayIdentities,
+  tokenSha256,
+} from './http-identities';
 export { HTTP_DEFAULTS, isLoopbackHost };
 
 /** Options of {@link serveGatewayHttp}. */
@@ -49,6 +56,33 @@ export interface HttpServeOptions {
   readonly approvals?: ElicitationApprovals;
 }
 
+/**
+ * Options of {@link serveGatewayHttp} for a gateway shared by several clients: each with its own
+ * token (held as its SHA-256), tool allowlist and permission mode. A session belongs to the client
+ * that opened it: another client's token on it is a 404.
+ */
+export interface HttpServeClientsOptions extends Omit<HttpServeOptions, 'token'> {
+  readonly clients: readonly GatewayClient[];
+  readonly token?: undefined;
+}
+
+/** The clients an HTTP gateway knows, from its options (checked: a bad one throws). */
+function identitiesOf(options: {
+  readonly token?: string | undefined;
+  readonly clients?: readonly GatewayClient[];
+}): GatewayIdentities {
+  if (options.clients !== undefined) {
+    if (options.token !== undefined) {
+      throw new TypeError('serveGatewayHttp: give "token" or "clients", not both.');
+    }
+    return new GatewayIdentities(options.clients);
+  }
+  if (typeof options.token !== 'string' || options.token.length < 16) {
+    throw new TypeError('serveGatewayHttp: a bearer token of at least 16 characters is required.');
+  }
+  return new GatewayIdentities([{ name: 'default', tokenSha256: tokenSha256(options.token) }]);
+}
+
 /** A running HTTP gateway. */
 export interface HttpGateway {
   /** `http://host:port/mcp` as bound (port 0 resolved). */
@@ -73,8 +107,6 @@ function jsonRpcError(
     },
   );
 }
-
-const digest = (text: string) => createHash('sha256').update(text).digest();
 
 // RFC 9110's Host: a bracketed IPv6 literal, or an IPv4 address or registered name of letters,
 // digits, dots and hyphens; then an optional port. Nothing else (userinfo, a path, a bare IPv6
@@ -119,9 +151,27 @@ function refuse(res: ServerResponse, status: number, message: string): void {
  * Both protocol eras are served: 2025 clients get a sessionful endpoint (so `list_changed`
  * reaches them on their event stream), 2026-07-28 clients the SDK's per-request handler.
  */
-export async function serveGatewayHttp(
+export function serveGatewayHttp(
   gateway: Gateway,
   options: HttpServeOptions,
+): Promise<HttpGateway> {
+  return serve(gateway, options);
+}
+
+/**
+ * {@link serveGatewayHttp} for a gateway several clients share, each with its own token, tool
+ * allowlist and permission mode (see {@link HttpServeClientsOptions}).
+ */
+export function serveSharedGatewayHttp(
+  gateway: Gateway,
+  options: HttpServeClientsOptions,
+): Promise<HttpGateway> {
+  return serve(gateway, options);
+}
+
+async function serve(
+  gateway: Gateway,
+  options: HttpServeOptions | HttpServeClientsOptions,
 ): Promise<HttpGateway> {
   const host = options.host ?? HTTP_DEFAULTS.host;
   const path = options.path ?? HTTP_DEFAULTS.path;
@@ -129,10 +179,7 @@ export async function serveGatewayHttp(
   const maxSessions = options.maxSessions ?? HTTP_DEFAULTS.maxSessions;
   const sessionIdleMs = options.sessionIdleMs ?? HTTP_DEFAULTS.sessionIdleMs;
   const onError = options.onError ?? (() => {});
-  if (typeof options.token !== 'string' || options.token.length < 16) {
-    throw new TypeError('serveGatewayHttp: a bearer token of at least 16 characters is required.');
-  }
-  const expected = digest(`Bearer ${options.token}`);
+  const identities = identitiesOf(options);
 
   const allowedHostnames = [
     ...localhostAllowedHostnames(),
@@ -152,7 +199,9 @@ export async function serveGatewayHttp(
     }),
   ];
 
-  const made = createGatewayServerFactory(gateway, options.approvals);
+  const made = createGatewayServerFactory(gateway, options.approvals, {
+    allows: (identity, tool) => identities.allows(identity, tool),
+  });
   const modern = createMcpHandler(made.factory, {
     legacy: 'reject',
     maxRequestBodySize: maxBodyBytes,
@@ -164,6 +213,8 @@ export async function serveGatewayHttp(
   interface Session {
     readonly transport: WebStandardStreamableHTTPServerTransport;
     readonly server: Server;
+    /** The client that opened it: only its token reaches it. */
+    readonly identity: string;
     timer: NodeJS.Timeout | undefined;
   }
   const sessions = new Map<string, Session>();
@@ -182,17 +233,18 @@ export async function serveGatewayHttp(
     session.timer.unref();
   };
 
-  const legacy = async (request: Request): Promise<Response> => {
+  const legacy = async (request: Request, authInfo: AuthInfo): Promise<Response> => {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = sessions.get(id);
-      if (!session)
+      // Another client's session answers as one that does not exist: its id tells nothing.
+      if (!session || session.identity !== authInfo.clientId)
         return jsonRpcError(
           404,
-          'Session not found: it ended or expired. Initialize a new session.',
+          'Session not found: it ended or expired, or another client opened it. Initialize a new session.',
         );
       touch(id, session);
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== 'POST') {
       return jsonRpcError(
@@ -214,7 +266,12 @@ export async function serveGatewayHttp(
         sessionIdGenerator: newSessionId,
         maxRequestBodySize: maxBodyBytes,
         onsessioninitialized: (sessionId) => {
-          const session: Session = { transport, server, timer: undefined };
+          const session: Session = {
+            transport,
+            server,
+            identity: authInfo.clientId,
+            timer: undefined,
+          };
           sessions.set(sessionId, session);
           touch(sessionId, session);
         },
@@ -222,7 +279,7 @@ export async function serveGatewayHttp(
       });
       transport.onerror = onError;
       await server.connect(transport);
-      const response = await transport.handleRequest(request);
+      const response = await transport.handleRequest(request, { authInfo });
       // Not an initialize request: no session was made, so nothing must stay behind.
       if (transport.sessionId === undefined) await server.close().catch(() => {});
       return response;
@@ -241,18 +298,21 @@ export async function serveGatewayHttp(
         originValidationResponse(request, allowedOriginHostnames);
       if (rejected) return rejected;
       const auth = request.headers.get('authorization') ?? '';
-      if (!timingSafeEqual(digest(auth), expected)) {
+      const client = identities.identify(auth);
+      if (!client) {
         return jsonRpcError(
           401,
           auth === ''
-            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with).'
+            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with, or your client\'s own).'
             : 'Wrong bearer token.',
           { 'www-authenticate': 'Bearer realm="dsh-tools"' },
         );
       }
+      // Handlers read who is calling from here (never from a header a client could set).
+      const authInfo: AuthInfo = { token: '', clientId: client.name, scopes: [] };
       return (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes }))
-        ? legacy(request)
-        : modern.fetch(request);
+        ? legacy(request, authInfo)
+        : modern.fetch(request, { authInfo });
     },
   };
   const nodeHandler = toNodeHandler(fetchHandler, {

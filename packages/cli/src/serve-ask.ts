@@ -46,6 +46,8 @@ export interface AskChannel {
    * one at a time; those of different scopes at once, so that no client waits on another's user.
    */
   readonly scope: string;
+  /** The client the call came from (its authenticated name), when it has one. */
+  readonly identity?: string;
 }
 
 /** The form a question is put in: one box, "allow". */
@@ -118,6 +120,8 @@ export interface ElicitationApprovals {
   track(callId: string, channel: AskChannel): () => void;
   /** The scope of a call being tracked (pass as `buildGateway({ askScope })`). */
   scopeOf(callId: string): string | undefined;
+  /** The client a call being tracked came from. */
+  identityOf(callId: string): string | undefined;
   /**
    * The call's result, its denial replaced by a true one when nobody could be asked (the
    * permission policy words an approver's "no" as the user's, which it was not). Forgets the call.
@@ -186,6 +190,7 @@ export function createElicitationApprovals(): ElicitationApprovals {
       };
     },
     scopeOf: (callId) => channels.get(callId)?.scope,
+    identityOf: (callId) => channels.get(callId)?.identity,
     settle(callId, result) {
       const message = unasked.get(callId);
       unasked.delete(callId);

@@ -38,7 +38,15 @@ export interface GatewayServerOptions {
    * one per HTTP session or stdio connection): questions of one scope are put one at a time.
    */
   readonly scopeOf?: (server: Server) => string;
+  /**
+   * Whether the client `identity` (the `clientId` its HTTP request was authenticated as;
+   * `undefined` over stdio) may see and call `tool`. Default: every client every tool.
+   */
+  readonly allows?: (identity: string | undefined, tool: string) => boolean;
 }
+
+/** Who made a request: the client its HTTP request was authenticated as, if any. */
+const identityOf = (ctx: ServerContext): string | undefined => ctx.http?.authInfo?.clientId;
 
 let callCounter = 0;
 
@@ -90,10 +98,12 @@ export function createGatewayServerFactory(
   // The state a 2026-07-28 client echoes between rounds says which questions its user allowed;
   // it passes through the client, so it is sealed (HMAC, a key of this process, 10 minutes) and
   // bound to the call's tool and arguments.
+  // Bound to the client too: one client's approval never counts for another's call.
   const stateCodec = createRequestStateCodec<AskState>({
     key: randomBytes(32),
-    bind: (ctx) => ctx.mcpReq.method,
+    bind: (ctx) => `${ctx.mcpReq.method}\0${identityOf(ctx as ServerContext) ?? ''}`,
   });
+  const { allows } = options;
   const callDigest = (name: string, args: unknown) =>
     createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64url');
 
@@ -135,7 +145,12 @@ export function createGatewayServerFactory(
     });
     serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
     scopes.set(server, `connection-${serverCounter}`);
-    server.setRequestHandler('tools/list', async () => ({ tools: tools.list() }));
+    server.setRequestHandler('tools/list', async (_request, ctx) => {
+      const all = tools.list();
+      if (!allows) return { tools: all };
+      const identity = identityOf(ctx);
+      return { tools: all.filter((tool) => allows(identity, tool.name)) };
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const handed = takeHandedOver(server, ctx.mcpReq.id);
       if (handed) {
@@ -145,6 +160,11 @@ export function createGatewayServerFactory(
       const callId = nextCallId(ctx.mcpReq.id);
       const { name } = request.params;
       const args = request.params.arguments ?? {};
+      const identity = identityOf(ctx);
+      if (allows && !allows(identity, name)) {
+        const text = `Error: Tool ${JSON.stringify(name)} is not available to client "${identity}": it is not in that client's "tools" list in the gateway's config. Use one of the tools tools/list shows, or ask the gateway's operator to add it.`;
+        return { content: [{ type: 'text', text }], isError: true };
+      }
       let round: AskRound | undefined;
       let digest = '';
       if (approvals && ctx.mcpReq.envelope !== undefined) {
@@ -159,6 +179,7 @@ export function createGatewayServerFactory(
       const untrack = approvals?.track(callId, {
         server,
         scope: scopeOf(server),
+        ...(identity !== undefined ? { identity } : {}),
         // On the call's own stream: without relatedRequestId the SDK sends a server-to-client
         // request on the session's standalone GET stream, which a client need not open.
         elicitInput: (params, opts) =>
