@@ -6,6 +6,12 @@ import type { LoadedConfig } from './config';
 import { buildGateway, type ServerProgressEvent } from './gateway';
 import { PolicyConfigError, PolicyUnavailableError } from './policies';
 
+/** Polls `condition` every 10 ms, at most `tries` times. */
+async function until(condition: () => boolean, tries = 500): Promise<void> {
+  for (let i = 0; i < tries && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error('condition not met in time');
+}
+
 const here = dirname(fileURLToPath(import.meta.url));
 const CHANGING = join(here, '..', 'test', 'fixtures', 'changing-server.mjs');
 const CRASH = join(here, '..', 'test', 'fixtures', 'crash-server.mjs');
@@ -177,5 +183,42 @@ describe('buildGateway: MCP servers', () => {
     await gateway.close();
     await gateway.close();
     expect(gateway.registry.schemas()).toEqual([]);
+  });
+});
+
+describe('buildGateway: askScope and modeOf', () => {
+  it('questions of one scope are put one at a time, of different scopes at once; modeOf picks the mode per call', async () => {
+    const asked: string[] = [];
+    const answers = new Map<string, () => void>();
+    const gateway = await buildGateway(
+      loadedOf({ mcpServers: {}, exampleTools: true, permissions: { ask: ['list_dir'] } }),
+      {
+        approver: (request) =>
+          new Promise((resolve) => {
+            asked.push(request.exec.callId);
+            answers.set(request.exec.callId, () => resolve({ kind: 'allow' }));
+          }),
+        askScope: (exec) => exec.callId.split(':')[0],
+        modeOf: (exec) => (exec.callId.startsWith('bypass') ? 'bypassPermissions' : undefined),
+      },
+    );
+    const run = (callId: string) =>
+      gateway.registry.execute({ callId, name: 'list_dir', arguments: {} });
+    const a1 = run('a:1');
+    const a2 = run('a:2');
+    const b1 = run('b:1');
+    await until(() => asked.length === 2);
+    // a:2 waits behind a:1 (one scope); b:1 is asked at once (another scope).
+    expect(asked.sort()).toEqual(['a:1', 'b:1']);
+    answers.get('b:1')?.();
+    expect((await b1).isError).toBe(false);
+    answers.get('a:1')?.();
+    await until(() => asked.length === 3);
+    answers.get('a:2')?.();
+    expect([(await a1).isError, (await a2).isError]).toEqual([false, false]);
+    // A call whose mode is bypassPermissions is not asked.
+    expect((await run('bypass:1')).isError).toBe(false);
+    expect(asked).toHaveLength(3);
+    await gateway.close();
   });
 });

@@ -141,6 +141,16 @@ function perScope(
     const scope = found.key;
     let entry = scoped.get(scope);
     if (!entry) {
+      // Idle scopes are kept for the next call (a connection calls again), up to a bound: the
+      // oldest idle one goes first. One with calls in flight is never dropped, so its queue holds.
+      if (scoped.size >= MAX_IDLE_SCOPES) {
+        for (const [key, held] of scoped) {
+          if (held.calls === 0) {
+            scoped.delete(key);
+            break;
+          }
+        }
+      }
       entry = { interceptor: make(found.mode), calls: 0 };
       scoped.set(scope, entry);
     }
@@ -148,10 +158,13 @@ function perScope(
     try {
       return await (await entry.interceptor)(exec, next);
     } finally {
-      if (--entry.calls === 0) scoped.delete(scope);
+      entry.calls--;
     }
   };
 }
+
+/** How many scopes' policies {@link perScope} keeps while they have no call in flight. */
+const MAX_IDLE_SCOPES = 256;
 
 /**
  * Composes the registry a config describes: the example tools (if enabled), every MCP server
