@@ -241,4 +241,50 @@ describe('shell operands', () => {
     );
     expect(d.behavior).toBe('allow');
   });
+
+  const GUARDED = {
+    allow: ['Bash(cat:*)', 'Bash(cd:*)', 'Bash(touch:*)'],
+    deny: ['Read(./.env)', 'Edit(./.env)'],
+  };
+  it('~- is the directory before a cd on this line, and only then', async () => {
+    const behavior = async (line: string) => (await decideIn(GUARDED, bash(line))).behavior;
+    expect(await behavior('cd src; cat ~-/.env')).toBe('deny');
+    expect(await behavior('cd src; cat ~-')).toBe('allow');
+    // Before any cd, $OLDPWD is the host's: not known.
+    expect(await behavior('cat ~-/.env')).toBe('ask');
+    // Quoted, it is a directory named ~-; with an expansion in it, not known.
+    expect(await behavior("cd src; cat '~-/.env'")).toBe('allow');
+    expect(await behavior('cd src; cat ~-/$X')).toBe('ask');
+    expect(await behavior('cd src; cat $X~-/.env')).toBe('ask');
+  });
+
+  it('/proc/$$/ is rewritten only unquoted, whole, and without a glob or expansion after it', async () => {
+    const behavior = async (line: string) => (await decideIn(GUARDED, bash(line))).behavior;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell words, not templates
+    for (const pid of ['$$', '${$}', '$BASHPID', '${BASHPID}'])
+      expect(await behavior(`cat /proc/${pid}/cwd/.env`), pid).toBe('deny');
+    expect(await behavior("cat '/proc/$$/cwd/.env'")).toBe('allow');
+    expect(await behavior('cat /proc/$$/cwd/*.env')).toBe('ask');
+    expect(await behavior('cat /proc/$$/cwd/$X')).toBe('ask');
+    expect(await behavior('cat x/proc/$$/cwd/.env')).toBe('ask');
+  });
+
+  it('an operand not known before it runs says whether it is read or written', async () => {
+    expect((await decideIn(GUARDED, bash('touch "$F"'))).reason).toBe(
+      'the file operand "$F" is not known before it runs and could be a file a path rule protects (write)',
+    );
+    expect((await decideIn(GUARDED, bash('cat "$F"'))).reason).toBe(
+      'the file operand "$F" is not known before it runs and could be a file a path rule protects (read)',
+    );
+  });
+
+  it('after a cd to a directory not known, a relative operand may be anything; others are judged', async () => {
+    const d = await decideIn(GUARDED, bash('cd "$D"; cat x'));
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      'the file operand x is relative to a directory changed by cd to a value not known before it runs',
+    );
+    expect((await decideIn(GUARDED, bash('cd "$D"; cat ~/x'))).behavior).toBe('allow');
+    expect((await decideIn(GUARDED, bash(`cd "$D"; cat ${root}/.env`))).behavior).toBe('deny');
+  });
 });
