@@ -9,7 +9,7 @@ import { Call, callOf } from './call';
 import { quote } from './describe';
 import { readCall } from './read-call';
 import { resolveTool } from './resolve-tool';
-import { freezeResult, internalErrorResult, seenOf, UNREADABLE } from './results';
+import { freezeResult, internalErrorResult, seenOfRequest, UNREADABLE } from './results';
 import type { BodyLimits } from './run-body';
 import type { InterceptorChain } from './run-interceptors';
 import { isAborted } from './signal';
@@ -165,10 +165,6 @@ export function dispatchInTurn(calls: Calls, prepared: Prepared): Promise<ToolEx
   }
   return execute(calls, prepared.raw);
 }
-
-/** What observers are shown of a call that failed inside the registry after it was read. */
-const seenOfRequest = (request: CallRequest): ToolExecution =>
-  seenOf(request.callId, request.name, request.args);
 
 /** A call whose callId is already in flight in this registry: refused, nothing ran. */
 const duplicateCall = (exec: ToolExecution): ToolExecutionResult =>

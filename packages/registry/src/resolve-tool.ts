@@ -1,6 +1,6 @@
 import { ToolErrorCode as Codes } from '@dsh-tools/protocol';
 import { quote } from './describe';
-import { failure, seenOf } from './results';
+import { failure, seenOfRequest } from './results';
 import { closestNames } from './suggest';
 import type { CallRequest, Failed, RegisteredTool } from './types';
 
@@ -17,7 +17,7 @@ export function resolveTool(
   const name = quote(request.name);
   const suggestions = closestNames(request.name, tools.keys());
   return failure(
-    seenOf(request.callId, request.name, request.args),
+    seenOfRequest(request),
     Codes.UNKNOWN_TOOL,
     suggestions.length > 0
       ? `Unknown tool ${name}. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call a tool by its exact name.`

@@ -9,7 +9,7 @@ import {
 } from '@dsh-tools/protocol';
 import type { Violation } from '@dsh-tools/schema';
 import { messageOf, quote } from './describe';
-import type { CallState, Failed } from './types';
+import type { CallRequest, CallState, Failed } from './types';
 
 // The results and records more than one stage makes: here, so that no stage imports another.
 
@@ -39,6 +39,17 @@ export const seenOf = (callId: string, name: unknown, args: unknown): ToolExecut
   callId,
   name: typeof name === 'string' ? name : '',
   arguments: args as ToolArgs,
+});
+
+/**
+ * What observers are shown of a call refused or failed after it was read: the call as the caller
+ * gave it, its agent and the host's extension fields included (an audit trail's observer names
+ * who made a refused call, as it does for one that ran).
+ */
+export const seenOfRequest = (request: CallRequest): ToolExecution => ({
+  ...request.extensions,
+  ...seenOf(request.callId, request.name, request.args),
+  ...(request.agent !== undefined && { agent: request.agent as ToolExecution['agent'] }),
 });
 
 /**
