@@ -146,6 +146,31 @@ ${EXIT_HELP}`,
       setExit(await checkCommand(tool, argsText, options));
     });
 
+  const audit = program
+    .command('audit')
+    .description('Work with the audit trail that serve, call and demo write (config "audit").');
+  audit
+    .command('verify')
+    .description(
+      'Check the hash chain of an audit trail and say where it breaks: rotated files oldest first, then the current one.',
+    )
+    .argument(
+      '<files...>',
+      'the trail file(s): dsh-tools.audit.jsonl.<n>, …, dsh-tools.audit.jsonl',
+    )
+    .option('--json', 'print one JSON object { ok, lines, broken, head, notes } for scripts')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 the chain holds, 1 it breaks (the first break is named: file, line, why), 2 usage.
+A hash chain shows every changed, inserted, removed or reordered line, but not lines cut from the
+end: keep the head it prints somewhere else and compare.`,
+    )
+    .action(async (files: string[], options) => {
+      const { auditVerifyCommand } = await import('./command-audit');
+      setExit(await auditVerifyCommand(files, options));
+    });
+
   program
     .command('demo')
     .description(
