@@ -304,7 +304,7 @@ async function serve(
           401,
           auth === ''
             ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with, or your client\'s own).'
-            : 'Wrong bearer token.',
+            : "Wrong bearer token: send the token dsh-tools serve was started with, or your client's own from the gateway's config.",
           { 'www-authenticate': 'Bearer realm="dsh-tools"' },
         );
       }
