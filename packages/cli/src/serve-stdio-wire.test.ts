@@ -1,9 +1,12 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createToolRegistry } from '@dsh-tools/registry';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Gateway } from './gateway';
+import { buildGateway, type Gateway } from './gateway';
 import { TrailRecorder } from './policies';
-import { serveGatewayStdio } from './serve';
+import { createElicitationApprovals, type ElicitationApprovals, serveGatewayStdio } from './serve';
 
 const registry = createToolRegistry({ onError: () => {} });
 registry.register({
@@ -27,10 +30,13 @@ afterEach(async () => {
 });
 
 /** The gateway served over a pair of in-memory pipes, spoken to line by line. */
-async function serve() {
+async function serve(over: Gateway = gateway, approvals?: ElicitationApprovals) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const served = await serveGatewayStdio(gateway, { streams: { stdin, stdout } });
+  const served = await serveGatewayStdio(over, {
+    streams: { stdin, stdout },
+    ...(approvals ? { approvals } : {}),
+  });
   stops.push(async () => {
     stdin.end();
     await served.stop();
@@ -59,12 +65,12 @@ async function serve() {
     const line = (await next()) as { id?: unknown };
     expect(line.id).toBe(id);
   };
-  const initialize = async (protocolVersion: string) => {
+  const initialize = async (protocolVersion: string, capabilities: object = {}) => {
     send({
       jsonrpc: '2.0',
       id: 0,
       method: 'initialize',
-      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } },
     });
     const init = (await next()) as { result: { protocolVersion: string } };
     expect(init.result.protocolVersion).toBe(protocolVersion);
@@ -152,6 +158,37 @@ describe('serve over stdio: JSON-RPC batches on protocol 2025-03-26', () => {
     expect(batch.filter((r) => r.error).map((r) => r.error?.message)).toEqual([
       expect.stringContaining('already used'),
     ]);
+  });
+});
+
+describe('serve over stdio: a batch whose call asks the client', () => {
+  it('the question goes out on its own, the answer may come in a batch, and the batch response waits for the call', async () => {
+    const approvals = createElicitationApprovals();
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-batch-ask-')));
+    const asking = await buildGateway(
+      {
+        config: { mcpServers: {}, exampleTools: true, permissions: { ask: ['list_dir'] } },
+        file: join(dir, 'dsh-tools.json'),
+        baseDir: dir,
+        warnings: [],
+      },
+      { approver: approvals.approver },
+    );
+    stops.push(() => asking.close());
+    const s = await serve(asking, approvals);
+    await s.initialize('2025-03-26', { elicitation: {} });
+    s.send([
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_dir', arguments: {} } },
+      list(2),
+    ]);
+    const question = (await s.next()) as { id: number; method: string };
+    expect(question.method).toBe('elicitation/create');
+    s.send([
+      { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { allow: true } } },
+    ]);
+    const batch = (await s.next()) as { id: number; result: { isError?: boolean } }[];
+    expect(batch.map((r) => r.id).sort()).toEqual([1, 2]);
+    expect(batch.find((r) => r.id === 1)?.result.isError).toBe(false);
   });
 });
 
