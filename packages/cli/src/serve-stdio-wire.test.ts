@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createToolRegistry } from '@dsh-tools/registry';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from './gateway';
 import { TrailRecorder } from './policies';
@@ -158,6 +159,53 @@ describe('serve over stdio: JSON-RPC batches on protocol 2025-03-26', () => {
     expect(batch.filter((r) => r.error).map((r) => r.error?.message)).toEqual([
       expect.stringContaining('already used'),
     ]);
+  });
+});
+
+describe('serve over stdio: any batch on 2025-03-26', () => {
+  it('property: one array with one response per request and one error per invalid member, none for notifications', async () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`fast-check seed for the batch property: ${seed} (FC_SEED=${seed} to replay)`);
+    const s = await serve();
+    await s.initialize('2025-03-26');
+    let nextId = 1000;
+    const member = fc.oneof(
+      fc.constant('call'),
+      fc.constant('list'),
+      fc.constant('note'),
+      fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.constant({ jsonrpc: '2.0' })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(member, { minLength: 1, maxLength: 8 }), async (members) => {
+        const requests: number[] = [];
+        let invalid = 0;
+        const batch = members.map((m) => {
+          if (m === 'call' || m === 'list') {
+            const id = nextId++;
+            requests.push(id);
+            return m === 'call' ? call(id, `t${id}`) : list(id);
+          }
+          if (m === 'note') return note;
+          invalid++;
+          return m;
+        });
+        s.send(batch);
+        if (requests.length === 0 && invalid === 0) {
+          await s.nothingBefore(nextId++);
+          return;
+        }
+        const answer = (await s.next()) as { id: unknown; error?: unknown }[];
+        expect(Array.isArray(answer)).toBe(true);
+        expect(
+          answer
+            .filter((r) => r.error === undefined)
+            .map((r) => r.id)
+            .sort(),
+        ).toEqual([...requests].sort());
+        expect(answer.filter((r) => r.error !== undefined)).toHaveLength(invalid);
+      }),
+      { seed, numRuns: 60 },
+    );
   });
 });
 
