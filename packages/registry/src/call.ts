@@ -1,4 +1,5 @@
 import type { InterceptedExecution, ToolArgs, ToolExecutionResult } from '@dsh-tools/protocol';
+import type { Span } from '@opentelemetry/api';
 import { assembleResult } from './assemble-result';
 import { callDeadline } from './bound-call';
 import { type BodyLimits, runBody } from './run-body';
@@ -34,6 +35,7 @@ export class Call implements Prepared {
   last: ToolExecutionResult | undefined = undefined;
   stop: ((this: CallState, reason: unknown) => void) | undefined = undefined;
   controller: AbortController | undefined = undefined;
+  span: Span | undefined = undefined;
   readonly pending: string[] | undefined;
   readonly deadline: CallDeadline | undefined;
 

@@ -4,6 +4,7 @@ import {
   type ToolExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import type { Span } from '@opentelemetry/api';
 import { boundCall } from './bound-call';
 import { Call, callOf } from './call';
 import { quote } from './describe';
@@ -25,6 +26,8 @@ export interface Calls {
   readonly limits: BodyLimits;
   /** The stage *tell the observers*: the final result frozen, the `result` observers told. */
   readonly tell: (result: ToolExecutionResult, exec: ToolExecution) => ToolExecutionResult;
+  /** The call's span, when one records it (`trace.ts`). */
+  readonly span?: Span;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function dispatch(calls: Calls, call: Call): Promise<ToolExecutionR
       );
     }
     inflight.set(exec.callId, call);
+    if (calls.span !== undefined) call.span = calls.span;
     let result: ToolExecutionResult;
     try {
       result = await (call.deadline

@@ -7,6 +7,7 @@ import type {
 } from '@dsh-tools/protocol';
 import { readBudget } from '@dsh-tools/schema';
 import { createEmitter } from '@dsh-tools/waterfall';
+import type { TracerProvider } from '@opentelemetry/api';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import type { Call } from './call';
 import { readDefinition, timeLimitProblem } from './definition';
@@ -16,6 +17,7 @@ import { executeAll, type TurnStages } from './execute-all';
 import { freezeResult } from './results';
 import type { BodyLimits } from './run-body';
 import { createInterceptorChain } from './run-interceptors';
+import { createTracing } from './trace';
 import type {
   ExecuteAllOptions,
   Failed,
@@ -45,6 +47,21 @@ const checkLimit = (value: unknown, fallback: number, what: string, min: number)
     );
   }
   return value;
+};
+
+/** `tracerProvider`: absent (the global one), `false`, or an object with `getTracer()`. */
+const checkTracerProvider = (value: unknown): TracerProvider | false | undefined => {
+  if (value === undefined || value === false) return value;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof (value as TracerProvider).getTracer !== 'function'
+  ) {
+    throw new TypeError(
+      `createToolRegistry(): "tracerProvider" must be an OpenTelemetry TracerProvider (an object with getTracer()) or false for no tracing (got ${kindOf(value)}).`,
+    );
+  }
+  return value as TracerProvider;
 };
 
 /** A time limit option: at most what a Node timer holds (a longer one would fire after 1 ms). */
@@ -90,6 +107,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     checkLimit(options.maxConcurrency, DEFAULT_CONCURRENCY, 'maxConcurrency', 1),
   );
   const onError = options.onError ?? defaultOnError;
+  const tracing = createTracing(checkTracerProvider(options.tracerProvider));
   const report = (error: unknown, info: RegistryErrorInfo): void => {
     try {
       onError(error, info);
@@ -165,8 +183,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   const turn: TurnStages = {
     maxConcurrency: defaultConcurrency,
     prepare: (raw: unknown) => prepareInTurn(calls, raw),
-    dispatch: (prepared: Prepared) => dispatchInTurn(calls, prepared),
-    fail: (failed: Failed): ToolExecutionResult => tell(failed.failed, failed.exec),
+    dispatch: (prepared: Prepared) => tracing.traced(calls, (c) => dispatchInTurn(c, prepared)),
+    fail: (failed: Failed): ToolExecutionResult => tracing.failed(failed.failed, failed.exec, tell),
   };
 
   // ---------------------------------------------------------------- the registry
@@ -203,7 +221,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       schemaCache ??= Object.freeze(Array.from(tools.values(), (entry) => entry.schema));
       return schemaCache;
     },
-    execute: (exec: ToolExecution) => execute(calls, exec),
+    execute: (exec: ToolExecution) => tracing.traced(calls, (c) => execute(c, exec)),
     executeAll: (execs: readonly ToolExecution[], options: ExecuteAllOptions = {}) =>
       executeAll(execs, options, turn),
     use: (interceptor: Interceptor, options?: InterceptorOptions) =>

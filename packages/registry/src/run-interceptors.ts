@@ -11,6 +11,7 @@ import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
 import { readRewrite } from './read-rewrite';
 import { interceptorError, keep, misuse, settledIn } from './results';
+import { traceHop } from './trace';
 import type { Hop, InterceptorOptions } from './types';
 
 /**
@@ -177,13 +178,26 @@ export function createInterceptorChain(): InterceptorChain {
       let rewrite: Rewrite | undefined;
       const guarded: InterceptorNext = (changed) => {
         if (changed === undefined || changed === exec) {
+          if (state.span) traceHop(state.span, name, 'passed');
           sent = checked ? next(hop) : next();
         } else {
+          if (state.span) traceHop(state.span, name, 'rewrote');
           rewrite = new Rewrite(changed, hop, name);
           sent = next(rewrite);
         }
+        // Traced only: what the inside answered, to tell passing it on from replacing it.
+        if (state.span) {
+          promiseThen.call(
+            sent,
+            (value: ToolExecutionResult) => {
+              inner = value;
+            },
+            () => {},
+          );
+        }
         return sent;
       };
+      let inner: ToolExecutionResult | undefined;
       let returned: unknown;
       // Under a whole-call deadline, what is pending is tracked so that a TIMEOUT can name it.
       const { pending } = state;
@@ -193,8 +207,10 @@ export function createInterceptorChain(): InterceptorChain {
       } catch (error) {
         if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
+        if (state.span) traceHop(state.span, name, 'threw');
         return thrown(error, hop);
       }
+      const { span } = state;
       // `return next()`: the result is the inner one, already the registry's. The common case.
       if (returned === sent && sent !== undefined) {
         if (pending) {
@@ -212,11 +228,14 @@ export function createInterceptorChain(): InterceptorChain {
       const settled = (value: unknown) => {
         if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
+        if (span && value !== inner)
+          traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
         return accept(value, hop);
       };
       const failed = (error: unknown) => {
         if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
+        if (span) traceHop(span, name, 'threw');
         return thrown(error, hop);
       };
       if (returned instanceof Promise) {

@@ -12,6 +12,7 @@ import type {
   ToolView,
 } from '@dsh-tools/protocol';
 import type { Compiled } from '@dsh-tools/schema';
+import type { Span, TracerProvider } from '@opentelemetry/api';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -59,6 +60,12 @@ export interface ToolRegistryOptions {
    * `console.warn`. An `onError` that throws is ignored.
    */
   readonly onError?: (error: unknown, info: RegistryErrorInfo) => void;
+  /**
+   * Where the `execute_tool` spans of OpenTelemetry go: default the global provider (the one an
+   * application's SDK registers; with none, nothing is recorded and a call pays one `startSpan`);
+   * a provider of your own; or `false` for no tracing at all.
+   */
+  readonly tracerProvider?: TracerProvider | false;
 }
 
 /** What {@link ToolRegistryOptions.onError} is told beside the error. */
@@ -234,6 +241,8 @@ export interface CallState {
   stop: ((this: CallState, reason: unknown) => void) | undefined;
   /** The controller of a bare body's signal, made when the body reads it or when it is stopped. */
   controller: AbortController | undefined;
+  /** The call's `execute_tool` span when an OpenTelemetry SDK records it: the chain adds events. */
+  span: Span | undefined;
   /**
    * Under a whole-call deadline only: the interceptors entered and not yet settled, innermost
    * last, and `BODY` while the body runs, so that a `TIMEOUT` names what was still pending.
