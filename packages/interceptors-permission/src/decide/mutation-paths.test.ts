@@ -3,6 +3,8 @@
  * own path rules add. Each test fails under a one-line change the mutation run
  * (`pnpm mutate:permission`) found surviving in paths.ts.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { InterceptedExecution } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
 import { bash, call, edit, makeProject, read } from '../../test/helpers';
@@ -121,7 +123,69 @@ describe('path grants', () => {
   });
 });
 
+describe('path arguments', () => {
+  const PEEK = { paths: [{ arg: 'path', access: 'read' as const }] };
+  const GUARD = { deny: ['Read(./.env)'] };
+  it('a writer given no path is judged as the tool alone; a reader without one reads "."', async () => {
+    const writer = call('Write', {}, { paths: [{ arg: 'file_path', access: 'write' }] });
+    expect((await decideIn(GUARD, writer)).reason).toBe(
+      'no rule allows "Write" and mode "default" asks for tools that may change things',
+    );
+    expect((await decideIn(GUARD, call('Peek', {}, PEEK))).reason).toBe(
+      '. is a directory that holds paths rule Read(./.env) protects, and the tool may read everything inside it',
+    );
+  });
+
+  it('an argument present but undefined is no path', async () => {
+    const d = await decideIn(GUARD, call('Peek', { path: undefined }, PEEK));
+    expect(d.reason).toBe(
+      'no rule allows "Peek" and mode "default" asks for tools that may change things',
+    );
+  });
+
+  it('a value that is not a usable path string is not understood, shown as JSON', async () => {
+    const why =
+      'argument path is declared a path but is not a usable path string (empty, NUL, or not a string)';
+    const object = await decideIn(GUARD, call('Peek', { path: { a: 1 } }, PEEK));
+    expect(object.behavior).toBe('ask');
+    expect(object.reason).toBe(
+      `"path={\\"a\\":1}" cannot be fully understood (${why}), so it is never allowed without asking`,
+    );
+    for (const path of ['', 'a\u0000b']) {
+      const d = await decideIn(GUARD, call('Peek', { path }, PEEK));
+      expect(d.behavior, JSON.stringify(path)).toBe('ask');
+      expect(d.decidedBy).toEqual({ kind: 'unparsed', reason: why });
+    }
+  });
+
+  it('a deny outside the working directories says so', async () => {
+    const d = await decideIn({ deny: ['Read(//etc/**)'] }, read('/etc/passwd'));
+    expect(d.reason).toBe(
+      'deny rule "Read(//etc/**)" (options, deny[0]) matched "file_path=/etc/passwd": reading /etc/passwd (outside the working directories)',
+    );
+  });
+
+  it('a directory given to a writer is not read with what is inside it', async () => {
+    const d = await decideIn({ deny: ['Read(./src/a.ts)'] }, edit('src'), { mode: 'acceptEdits' });
+    expect(d.behavior).toBe('allow');
+  });
+});
+
 describe('a reader given a directory', () => {
+  it('is asked for when a rule protects a path inside it, the trail naming the directory', async () => {
+    const d = await decideIn({ deny: ['Read(./.env)'] }, call('Grep', { path: '.' }, GREP));
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      '. is a directory that holds paths rule Read(./.env) protects, and the tool may read everything inside it',
+    );
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ rule: 'Read(./.env)', matched: 'maybe', note: 'directory .' }),
+    );
+    const clean = await decideIn({ deny: ['Read(./.env)'] }, call('Grep', { path: 'src' }, GREP));
+    expect(clean.behavior).toBe('allow');
+    expect(clean.reason).toBe('Grep is read-only and mode "default" runs read-only tools');
+  });
+
   it('a path that does not exist is not a directory holding protected files', async () => {
     const d = await decideIn({ deny: ['Read(**/.env)'] }, call('Grep', { path: 'missing' }, GREP));
     expect(d.behavior).toBe('allow');
@@ -286,5 +350,50 @@ describe('shell operands', () => {
     );
     expect((await decideIn(GUARDED, bash('cd "$D"; cat ~/x'))).behavior).toBe('allow');
     expect((await decideIn(GUARDED, bash(`cd "$D"; cat ${root}/.env`))).behavior).toBe('deny');
+  });
+});
+
+describe('history without a pathspec', () => {
+  // A project that is a repository, and another repository in the home directory.
+  const world = makeProject();
+  mkdirSync(join(world.root, '.git'));
+  mkdirSync(join(world.home, 'vault', '.git'), { recursive: true });
+  const LOG = ['Bash(cd:*)', 'Bash(git log:*)'];
+  const decideHere = async (deny: string[], line: string) => {
+    const policy = permissionInterceptor({
+      cwd: world.root,
+      home: world.home,
+      rules: { allow: LOG, deny },
+    });
+    await policy.ready;
+    return policy.explain(bash(line));
+  };
+
+  it('is a read of the whole repository, checked against the rules, saying so', async () => {
+    const d = await decideHere(['Read(**/.env)'], 'git log -p');
+    expect(d.behavior).toBe('ask');
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ matched: 'maybe', note: 'the history of the repository' }),
+    );
+    expect(d.reason).toBe(
+      "it shows the repository's history, which may hold files rule Read(**/.env) protects (name the paths it may show after --)",
+    );
+    // A rule outside the repository is not met by its history.
+    expect((await decideHere(['Read(//etc/shadow)'], 'git log -p')).reason).toBe(
+      'git log -p is allowed',
+    );
+  });
+
+  it('after a cd, is the history of the repository it went to', async () => {
+    const vault = ['Read(~/vault/secret.txt)'];
+    expect((await decideHere(vault, 'git log -p')).behavior).toBe('allow');
+    expect((await decideHere(vault, 'cd ~/vault && git log -p')).behavior).toBe('ask');
+  });
+
+  // The bypass this run found: the repository was taken to be the working directory's.
+  it('after a cd to a directory not known before it runs, may be any repository', async () => {
+    const d = await decideHere(['Read(~/vault/secret.txt)'], 'cd "$D" && git log -p');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain("it shows the repository's history");
   });
 });

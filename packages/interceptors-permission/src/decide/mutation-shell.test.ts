@@ -50,7 +50,18 @@ describe('a connection bash opens itself', () => {
     for (const rule of ['Bash(rm:*)', 'Read(./.env)'])
       expect(d.trail).toContainEqual(expect.objectContaining({ rule, matched: false, note: NOTE }));
     expect((await decideIn({ allow: ['Bash'] }, TCP)).behavior).toBe('allow');
+    const alone = await decideIn({ allow: ['Bash'] }, '> /dev/tcp/example.com/80');
+    expect(alone.reason).toBe('the whole tool is allowed');
+    expect(alone.decidedBy).toMatchObject({ kind: 'rule', rule: 'Bash' });
     expect((await decideIn({}, TCP, { mode: 'bypassPermissions' })).behavior).toBe('allow');
+  });
+
+  it('only deny rules say "no network": an allow or ask on a network program does not', async () => {
+    for (const rules of [{ allow: ['Bash(curl:*)', 'WebFetch'] }, { ask: ['Bash(curl:*)'] }]) {
+      const d = await decideIn(rules, TCP);
+      expect(d.behavior).toBe('ask');
+      expect(d.reason).toContain('it connects to the network through');
+    }
   });
 });
 
@@ -99,6 +110,13 @@ describe('an allow the model doubts', () => {
     expect(d.reason).toBe(
       '"git log --frobnicate": allow rule "Bash(git log:*)" covers git log --frobnicate by its prefix, but git log option --frobnicate is not one the model knows, so it asks',
     );
+  });
+
+  it('is an ask bypassPermissions skips', async () => {
+    const d = await decideIn({ allow: ['Bash(git log:*)'] }, 'git log --frobnicate', {
+      mode: 'bypassPermissions',
+    });
+    expect(d.behavior).toBe('allow');
   });
 
   it('an exact rule names every word itself, and allows', async () => {
@@ -172,5 +190,74 @@ describe('what each part says', () => {
   it('a whole-tool allow names itself for each command', async () => {
     const d = await decideIn({ allow: ['Bash'] }, 'touch x');
     expect(d.reason).toBe('the whole tool is allowed');
+  });
+});
+
+describe('deny rules across global options', () => {
+  it('a deny meets the command the global options hide, or may meet it', async () => {
+    const denied = await decideIn({ deny: ['Bash(git push:*)'] }, 'git --no-pager push');
+    expect(denied.behavior).toBe('deny');
+    const maybe = await decideIn(
+      { deny: ['Bash(git push origin:*)'], allow: ['Bash(git:*)'] },
+      'git --no-pager push "$R"',
+    );
+    expect(maybe.behavior).toBe('ask');
+    expect(maybe.reason).toBe(
+      'git --no-pager push "$R" may match deny rule Bash(git push origin:*) (a word is not known before it runs)',
+    );
+  });
+});
+
+describe('the worst operand', () => {
+  const rules = { deny: ['Read(./.env)'], ask: ['Read(./README.md)'] };
+  it('an operand that may be a denied file outweighs one an ask rule names, and a grant', async () => {
+    const d = await decideIn({ ...rules, allow: ['Bash(cat:*)'] }, 'cat README.md "$F"');
+    expect(d.reason).toBe(
+      'the file operand "$F" is not known before it runs and could be a file a path rule protects (read)',
+    );
+    const granted = await decideIn(rules, 'cat README.md "$F"', { grant: 'Bash(cat:*)' });
+    expect(granted.behavior).toBe('ask');
+    // Without it, the grant outranks the ask rule.
+    expect((await decideIn(rules, 'cat README.md', { grant: 'Bash(cat:*)' })).behavior).toBe(
+      'allow',
+    );
+  });
+});
+
+describe('plan mode runs what only reads inside the working directories', () => {
+  const inPlan = async (line: string) => (await decideIn({}, line, { mode: 'plan' })).behavior;
+  it('reads of known files and globs inside them, process substitutions, printers', async () => {
+    for (const line of [
+      'cat src/a.ts',
+      'cat src/*.ts',
+      'cat sr?/a.ts',
+      'cat src/{a,b}.ts',
+      'cat <(ls)',
+      'cat < README.md',
+      'ls > /dev/null',
+      'echo /etc/passwd',
+      'printf %s /etc/passwd',
+    ])
+      expect(await inPlan(line), line).toBe('allow');
+  });
+
+  it('not reads outside them, of words not known, elevated, writing or connecting', async () => {
+    for (const line of [
+      'cat ../*.ts',
+      'cat src/../../*.ts',
+      'cat /etc/*.conf',
+      'cat /etc/hostname',
+      'cat < /etc/hostname',
+      'cat "$F"',
+      'cd "$D"; cat x',
+      'sudo cat x',
+      'ls > x',
+      'cat < /dev/tcp/h/1',
+      'touch x',
+      'find . -exec ls {} ;',
+      'git log --frobnicate',
+      'ls; $X',
+    ])
+      expect(await inPlan(line), line).toBe('deny');
   });
 });

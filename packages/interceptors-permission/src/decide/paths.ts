@@ -238,7 +238,9 @@ export function historyRead(
 ): Part | undefined {
   if (!hasPathRules(trail, 'read')) return undefined;
   for (const cwd of cwds) {
-    const repo = repositoryOf(cwd ?? trail.policy.cwd);
+    // After a cd to a directory not known before it runs, the history shown may be that of any
+    // repository, not only the working directory's: it is read as the whole filesystem.
+    const repo = cwd === null ? undefined : repositoryOf(cwd);
     if (repo === undefined && cwd !== null) continue;
     const segments = [...(repo ?? '/').split('/').filter((s) => s !== ''), '**'];
     const hit = protectedGlob(trail, 'read', segments, subject, 'the history of the repository');

@@ -9,6 +9,7 @@ import { OPERANDS } from './corpus-operands';
 import { OPTIONS } from './corpus-options';
 import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
+import { ROUND_EIGHT } from './corpus-round-eight';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
 import { ROUND_SEVEN } from './corpus-round-seven';
@@ -36,6 +37,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_FIVE,
   ...ROUND_SIX,
   ...ROUND_SEVEN,
+  ...ROUND_EIGHT,
   ...PINS,
   ...PLAN_REFUSE,
 ];

@@ -28,6 +28,11 @@ export interface AttackEntry {
   readonly mustDeny?: boolean;
   /** Rules added to the issue's policy for this entry (so that only the pinned check stands). */
   readonly extraRules?: PermissionRules;
+  /**
+   * The policy the entry runs against instead of the issue's, `extraRules` added: for a slip the
+   * issue's own rules mask (its `Read(./.env)` makes any history of the project ask anyway).
+   */
+  readonly baseRules?: PermissionRules;
   /** A grant of this rule is added, and the clock set to the grant's exact expiry. */
   readonly grantAtExpiry?: string;
   /** The mode the guarded run is in; default `default`. */

@@ -117,7 +117,8 @@ function attackerFiles(repo: string, mark: string): void {
  * src/x.ts, docs, scripts; pushed, so `origin/main` is c1), c2 adds `secrets/key`, c3 deletes it
  * and changes src/x.ts; branch `feature` (one commit on c3). `.env` and `secrets/token.json` are
  * untracked and ignored; `docs/env-link` → `../.env`, `docs/vault` → `../secrets`, `docs/here` →
- * `/proc/self/cwd` and `docs/root` → `/proc/self/root` are committed.
+ * `/proc/self/cwd` and `docs/root` → `/proc/self/root` are committed. `~/vault` is a clone of the
+ * repository at c3 (its history holds the deleted key), outside the working directory.
  */
 export async function createWorld(): Promise<World> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'perm-attack-')));
@@ -182,6 +183,9 @@ async function buildWorld(base: string): Promise<World> {
   git('add', 'docs/feature.md');
   git('commit', '-q', '-m', 'feature: docs');
   git('checkout', '-q', 'main');
+  // A second repository outside the project, holding the same history (the deleted key): what a
+  // rule on a path outside the working directory (`Read(~/vault/**)`) protects.
+  execFileSync('git', ['clone', '-q', repo, join(home, 'vault')], { env, stdio: 'ignore' });
   write(join(repo, '.env'), `TOKEN=${canaries[0]}\n`);
   write(join(repo, 'secrets/token.json'), `${JSON.stringify(canaries[1])}\n`);
   write(join(repo, 'docs/big.txt'), Array.from({ length: 60_000 }, (_, i) => `${i}\n`).join(''));

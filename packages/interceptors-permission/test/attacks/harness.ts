@@ -83,8 +83,8 @@ function rulesFor(entry: AttackEntry, base: PermissionRules): PermissionRules {
 }
 
 /**
- * Runs the entry through the permission interceptor (the issue's policy, or `rules`) and
- * classifies it; in a fresh world unless `reset` is false.
+ * Runs the entry through the permission interceptor (the issue's policy, or `rules`, or the
+ * entry's `baseRules`) and classifies it; in a fresh world unless `reset` is false.
  */
 export async function runGuarded(
   world: World,
@@ -97,7 +97,7 @@ export async function runGuarded(
   const policy = permissionInterceptor({
     cwd: world.repo,
     home: world.home,
-    rules: rulesFor(entry, rules),
+    rules: rulesFor(entry, entry.baseRules ?? rules),
     mode: entry.mode ?? 'default',
     approve: (request) => questions.approve(request),
     now: () => clock,
