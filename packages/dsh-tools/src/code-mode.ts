@@ -160,7 +160,7 @@ const deepFreeze = <T>(value: T): T => {
  * it: a user message with the call's whole content, from the `tools-code-mode` plugin. Without
  * it a program could look at a screenshot for the model and the model would never see it.
  */
-export const imageContext = (content: readonly ContentBlock[]): object =>
+const imageContext = (content: readonly ContentBlock[]): object =>
   deepFreeze(
     structuredClone({
       content,
