@@ -5,6 +5,7 @@ import { CliFailure, err } from './cli-io';
 import type { LoadedConfig } from './config';
 import { resolveFromConfig } from './config';
 import { EXIT } from './exit-codes';
+import type { Gateway } from './gateway';
 import type { HttpGateway } from './http';
 import { isLoopbackHost } from './http-defaults';
 import { type GatewayClient, tokenSha256 } from './http-identities';
@@ -112,16 +113,28 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const httpModule = options.http ? await import('./http') : undefined;
   const approvals = createElicitationApprovals();
   const modes = new Map(clients?.map((c) => [c.name, c.mode]));
-  const gateway = await openGateway(loaded, false, approvals.approver, undefined, {
+  const accepted = openGateway(loaded, false, approvals.approver, undefined, {
     askScope: (exec) => approvals.scopeOf(exec.callId),
     ...(clients ? { modeOf: (exec) => modes.get(approvals.identityOf(exec.callId) ?? '') } : {}),
+  }).then(async (gateway) => {
+    if (gateway.failures.length > 0 && !options.allowPartial) {
+      await gateway.close();
+      throw new CliFailure(
+        `Not serving: ${failedServersNote(gateway)} failed to start (see above). Fix the config, or pass --allow-partial to serve the others.`,
+        EXIT.SERVER_FAILED,
+      );
+    }
+    return gateway;
   });
-  if (gateway.failures.length > 0 && !options.allowPartial) {
-    await gateway.close();
-    throw new CliFailure(
-      `Not serving: ${failedServersNote(gateway)} failed to start (see above). Fix the config, or pass --allow-partial to serve the others.`,
-      EXIT.SERVER_FAILED,
-    );
+  // Over stdio the handshake is answered while the servers start (tool requests wait for them):
+  // a client may give a server only a second to answer (the AI SDK's protocol discovery does).
+  const early = options.http ? undefined : await serveGatewayStdio(accepted, { approvals });
+  let gateway: Gateway;
+  try {
+    gateway = await accepted;
+  } catch (error) {
+    await early?.stop();
+    throw error;
   }
   const tools = gateway.registry.schemas().length;
   let stop: () => Promise<void>;
@@ -170,7 +183,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       resolveDone();
     };
   } else {
-    const stdio = await serveGatewayStdio(gateway, { approvals });
+    const stdio = early ?? (await serveGatewayStdio(gateway, { approvals }));
     err.write(`dsh-tools serve: ${tools} tools over stdio\n`);
     stop = stdio.stop;
     done = stdio.done;

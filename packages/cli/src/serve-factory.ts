@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { ToolRegistry } from '@dsh-tools/registry';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
@@ -73,15 +74,27 @@ interface AskState {
  * validation and the configured policies. A change of the registry (a server's
  * `tools/list_changed`, a reconnect) is announced to every connected client as
  * `notifications/tools/list_changed`.
+ *
+ * The gateway may still be starting (a promise): the handshake is answered at once, and
+ * `tools/list` and `tools/call` wait for it, so a client that gives a server a second to answer
+ * (the AI SDK's protocol discovery) is not kept waiting on the upstream servers' start.
  */
 export function createGatewayServerFactory(
-  gateway: Gateway,
+  gateway: Gateway | Promise<Gateway>,
   approvals?: ElicitationApprovals,
   options: GatewayServerOptions = {},
 ): GatewayServerFactory {
-  const { registry } = gateway;
-  const tools = new GatewayTools(registry);
   const live = new Set<Server>();
+  let ready: { readonly registry: ToolRegistry; readonly tools: GatewayTools } | undefined;
+  let disposed = false;
+  let unsubscribe = () => {};
+  const opening = Promise.resolve(gateway).then((built) => {
+    ready = { registry: built.registry, tools: new GatewayTools(built.registry) };
+    if (!disposed) unsubscribe = built.registry.on('change', announce);
+    return ready;
+  });
+  // A gateway that fails to start is the caller's to report; each request waiting on it fails.
+  opening.catch(() => {});
   const scopes = new WeakMap<Server, string>();
   const scopeOf = (server: Server) => options.scopeOf?.(server) ?? scopes.get(server) ?? 'gateway';
   // Lean calls whose outcome the SDK is to write, by server and request id: first in, first out,
@@ -146,7 +159,7 @@ export function createGatewayServerFactory(
     serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
     scopes.set(server, `connection-${serverCounter}`);
     server.setRequestHandler('tools/list', async (_request, ctx) => {
-      const all = tools.list();
+      const all = (ready ?? (await opening)).tools.list();
       if (!allows) return { tools: all };
       const identity = identityOf(ctx);
       return { tools: all.filter((tool) => allows(identity, tool.name)) };
@@ -157,6 +170,7 @@ export function createGatewayServerFactory(
         if (handed.result) return handed.result;
         throw handed.error;
       }
+      const { registry, tools } = ready ?? (await opening);
       const callId = nextCallId(ctx.mcpReq.id);
       const { name } = request.params;
       const args = request.params.arguments ?? {};
@@ -217,14 +231,15 @@ export function createGatewayServerFactory(
     return server;
   };
 
-  const unsubscribe = registry.on('change', () => {
+  function announce() {
     for (const server of live) {
       // Clients that have not finished the handshake, or are gone, are not told.
       server.sendToolListChanged().catch(() => {});
     }
-  });
+  }
 
   const callTool: GatewayServerFactory['callTool'] = async (server, id, name, args, signal) => {
+    const { registry, tools } = ready ?? (await opening);
     const callId = nextCallId(id);
     // What ctx.mcpReq.elicitInput does for the SDK path, on this call's stream.
     const untrack = approvals?.track(callId, {
@@ -252,7 +267,11 @@ export function createGatewayServerFactory(
     else byId.set(id, [outcome]);
   };
 
-  return { factory, live, dispose: unsubscribe, callTool, handOver };
+  const dispose = () => {
+    disposed = true;
+    unsubscribe();
+  };
+  return { factory, live, dispose, callTool, handOver };
 }
 
 /** A fresh id for a session (the SDK's generator for Streamable HTTP sessions). */

@@ -17,10 +17,11 @@ export interface ServeStdioOptions {
 
 /**
  * Serves the gateway over this process's stdin/stdout. Resolves when the client closes stdin (or
- * `stop()` is called); the gateway itself is left for the caller to close.
+ * `stop()` is called); the gateway itself is left for the caller to close. Given a gateway still
+ * starting (a promise), the handshake is answered at once and tool requests wait for it.
  */
 export async function serveGatewayStdio(
-  gateway: Gateway,
+  gateway: Gateway | Promise<Gateway>,
   options: ServeStdioOptions = {},
 ): Promise<{
   readonly done: Promise<void>;

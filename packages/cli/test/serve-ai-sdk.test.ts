@@ -45,9 +45,10 @@ beforeAll(async () => {
 
 /**
  * The AI SDK gives a stdio server one second to answer `server/discover`, then falls back to
- * `initialize`; `serve` answers once its upstream servers are connected, which on a loaded machine
- * takes longer. Waiting for the answer (the transport flag the SDK reads) keeps the generation
- * under test the one asked for.
+ * `initialize`. `serve` answers the handshake while its servers start (serve-early.test.ts), but
+ * a node process's start alone can pass a second on a loaded machine: waiting for the answer (the
+ * transport flag the SDK reads) keeps the generation under test the one asked for, without a
+ * clock in the test.
  */
 class WaitingStdioTransport extends StdioMCPTransport {
   readonly waitsForProtocolVersionDiscovery = true;
