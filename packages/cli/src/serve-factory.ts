@@ -110,8 +110,8 @@ export function createGatewayServerFactory(
 
   // The state a 2026-07-28 client echoes between rounds says which questions its user allowed;
   // it passes through the client, so it is sealed (HMAC, a key of this process, 10 minutes) and
-  // bound to the call's tool and arguments.
-  // Bound to the client too: one client's approval never counts for another's call.
+  // bound to the call's tool and arguments, and to the client: one client's approval never counts
+  // for another's call.
   const stateCodec = createRequestStateCodec<AskState>({
     key: randomBytes(32),
     bind: (ctx) => `${ctx.mcpReq.method}\0${identityOf(ctx as ServerContext) ?? ''}`,
