@@ -130,7 +130,7 @@ Call \`run_code\` with \`code\`, the body of an async TypeScript function (type 
 - Call a tool with \`await tools.name(args)\` (\`tools["odd-name"](args)\` for a name that is not an identifier). It resolves to the tool's JSON value, typed below. Arguments must be plain JSON.
 - A tool call that fails rejects with a \`ToolCallError\`: its \`toolName\` says which tool, its \`message\` why. Catch it to recover and go on.
 - Calls to read-only tools may run together (\`Promise.all\`); every other call runs alone, in the order made. Use \`await\` to order dependent work.
-- Only what the program prints (\`console.log\`) or returns comes back to you; tool results in between do not, so keep what you need and print or return that.
+- Only what the program prints (\`console.log\`) or returns comes back to you; an image a tool returns is attached after the run, and other tool results in between are not, so keep what you need and print or return that.
 
 The tools:`;
 

@@ -29,12 +29,12 @@ export interface RunCodeFlavor {
 export const RUN_CODE_FLAVORS: Readonly<Record<'typescript' | 'python', RunCodeFlavor>> = {
   typescript: {
     description:
-      'Run a TypeScript program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints or returns comes back, so return just what you need.',
+      'Run a TypeScript program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints or returns comes back (and the images its tool calls returned), so return just what you need.',
     codeDescription: 'The program: the body of an async TypeScript function.',
   },
   python: {
     description:
-      'Run a Python program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints (`print`) or returns comes back, so return just what you need.',
+      'Run a Python program that calls the tools declared in the system prompt (`await tools.name(args)`). `code` is the body of an async function: top-level `await` and `return` work. Only what it prints (`print`) or returns comes back (and the images its tool calls returned), so return just what you need.',
     codeDescription: 'The program: the body of an async Python function.',
   },
 };
