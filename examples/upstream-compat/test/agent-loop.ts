@@ -275,6 +275,20 @@ export async function runScript(name: HostName, options: ScriptOptions = {}): Pr
       name: 'scenario',
       inject: ['tools', 'agents'],
       apply(inner: Any) {
+        // A program's read of a.txt waits in tools/execute until its read of b.txt gets there:
+        // the two overlap on every machine, not only where the code runtime's two messages
+        // arrive before the first file is read (on a loaded machine they may not).
+        let bReached!: () => void;
+        const reachedB = new Promise<void>((resolve) => {
+          bReached = resolve;
+        });
+        inner.on('tools/execute', async (exec: Any, next: () => Promise<unknown>) => {
+          if (exec.name === 'read' && String(exec.callId).includes(':code:')) {
+            if (exec.arguments?.file_path === 'b.txt') bReached();
+            else if (exec.arguments?.file_path === 'a.txt') await reachedB;
+          }
+          return next();
+        });
         // A policy: no shell command runs here; writes ask a person, who approves.
         inner.on('tools/pre-execute', async (exec: Any, next: () => Promise<unknown>) => {
           if (exec.name === 'bash') return { kind: 'deny', reason: 'no shell in this session' };
