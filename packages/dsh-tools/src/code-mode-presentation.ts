@@ -30,6 +30,7 @@ const RENDERERS: Readonly<
 const LANGUAGES = Object.keys(RENDERERS);
 
 type Language = keyof typeof RENDERERS;
+/** A runtime's language, once `requireCodeRuntime` has checked that it has a renderer. */
 const languageOf = (runtime: CodeRuntimeLike): Language => runtime.language as Language;
 
 /** The presentation state of one service. */
