@@ -117,6 +117,19 @@ describe('serve --http with several clients', () => {
     const stolen = await alice.post({ jsonrpc: '2.0', id: 5, method: 'tools/list' }, token('bob'));
     expect(stolen.status).toBe(404);
     expect(await stolen.text()).toContain('Session not found');
+    // Nor can another client read its stream or end it.
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(http.url, {
+        method,
+        headers: {
+          authorization: `Bearer ${token('bob')}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': alice.id,
+        },
+      });
+      expect({ method, status: response.status }).toEqual({ method, status: 404 });
+      await response.body?.cancel();
+    }
     // The session itself goes on, for its owner.
     expect(await list(alice)).toContain('list_dir');
   });
