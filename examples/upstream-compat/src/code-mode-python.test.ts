@@ -29,9 +29,9 @@ import * as ToolTodo from '@deepseek-ai/dsh-tool-todo';
 import * as upstream from '@deepseek-ai/dsh-tools';
 import { ToolRuntime } from '@deepseek-ai/dsh-tools';
 import UserQuestionService from '@deepseek-ai/dsh-user-questions';
-// Not yet re-exported by dsh-tools/harness (upstream exports both from its root).
-import { jsonSchemaToPy, renderToolsSdkPy } from 'dsh-tools/code-mode-sdk-py';
 import { ToolRegistry } from 'dsh-tools/cordis';
+// Not yet re-exported by dsh-tools/harness (upstream exports both from its root).
+import { jsonSchemaToPy, renderToolsSdkPy } from 'dsh-tools/harness';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostName } from '../test/hosts';

@@ -7,6 +7,7 @@
 
 export { CodeRunFailedError, RUN_CODE_NAME } from './code-mode';
 export { jsonSchemaToTs, renderToolsSdk } from './code-mode-sdk';
+export { jsonSchemaToPy, renderToolsSdkPy } from './code-mode-sdk-py';
 export {
   assertObjectJsonSchema,
   assertSupportedJsonSchema,
