@@ -136,7 +136,7 @@ export class GatewayTools {
     if (!('validator' in check)) return wire;
     const structured = result.structuredContent;
     const problem = !isRecord(structured)
-      ? 'it returned no structuredContent'
+      ? 'it returned no structuredContent (or one over the output limit, maxOutputBytes, which was left out)'
       : check.validator.validate(structured);
     if (problem === undefined) return wire;
     const message = `Tool ${JSON.stringify(name)} (tool "${meta.tool}" of MCP server "${meta.server}") declares an outputSchema, but its result does not conform: ${problem}. The server's result was withheld; report it to the server's maintainers, or call another tool.`;
