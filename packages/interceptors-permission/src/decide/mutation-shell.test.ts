@@ -119,6 +119,10 @@ describe('an allow the model doubts', () => {
     expect(d.behavior).toBe('allow');
   });
 
+  it('a grant on another tool does not allow a command', async () => {
+    expect((await decideIn({}, 'touch x', { grant: 'Deploy' })).behavior).toBe('ask');
+  });
+
   it('an exact rule names every word itself, and allows', async () => {
     const d = await decideIn({ allow: ['Bash(git log --frobnicate)'] }, 'git log --frobnicate');
     expect(d.behavior).toBe('allow');
@@ -217,6 +221,9 @@ describe('the worst operand', () => {
     );
     const granted = await decideIn(rules, 'cat README.md "$F"', { grant: 'Bash(cat:*)' });
     expect(granted.behavior).toBe('ask');
+    // A denied operand is denied at once: a grant does not reach it.
+    const denied = await decideIn(rules, 'cat .env', { grant: 'Bash(cat:*)' });
+    expect(denied.behavior).toBe('deny');
     // Without it, the grant outranks the ask rule.
     expect((await decideIn(rules, 'cat README.md', { grant: 'Bash(cat:*)' })).behavior).toBe(
       'allow',
@@ -259,5 +266,57 @@ describe('plan mode runs what only reads inside the working directories', () => 
       'ls; $X',
     ])
       expect(await inPlan(line), line).toBe('deny');
+  });
+});
+
+describe('the deny rules a command is checked against', () => {
+  it('are those naming its program: others are not checked, nor recorded', async () => {
+    const d = await decideIn({ deny: ['Bash(rm:*)', 'Bash(curl:*)'] }, 'ls');
+    expect(d.trail.filter((e) => e.kind === 'rule')).toEqual([]);
+    // A program without a model is matched by its words alone.
+    const plain = await decideIn({ deny: ['Bash(frobnicate:*)'] }, 'frobnicate x');
+    expect(plain.behavior).toBe('deny');
+    const rm = await decideIn({ deny: ['Bash(rm:*)', 'Bash(curl:*)'] }, 'rm x');
+    expect(
+      rm.trail.filter((e) => e.kind === 'rule').map((e) => e.kind === 'rule' && e.rule),
+    ).toEqual(['Bash(rm:*)']);
+  });
+});
+
+describe('grants and whole-tool rules on commands', () => {
+  it('each grant checked is in the trail, matched or not', async () => {
+    const policy = permissionInterceptor({ cwd: root, home, rules: {} });
+    await policy.ready;
+    const grant = await policy.addGrant({ rule: 'Bash(ls:*)' });
+    const entry = { kind: 'grant', id: grant.id, rule: 'Bash(ls:*)' };
+    expect((await policy.explain(bash('ls'))).trail).toContainEqual({
+      ...entry,
+      matched: true,
+      subject: 'ls',
+    });
+    expect((await policy.explain(bash('pwd'))).trail).toContainEqual({
+      ...entry,
+      matched: false,
+      subject: 'pwd',
+    });
+  });
+
+  it('a grant matches the program as written, not by its base name', async () => {
+    expect((await decideIn({}, '/usr/bin/ls', { grant: 'Bash(ls:*)' })).behavior).toBe('ask');
+  });
+
+  it('a grant of the whole tool is not doubted by the model', async () => {
+    const d = await decideIn({}, 'git log --frobnicate', { grant: 'Bash' });
+    expect(d.behavior).toBe('allow');
+  });
+
+  it('a whole-tool ask is one bypassPermissions skips', async () => {
+    const d = await decideIn({ ask: ['Bash'] }, 'touch x', { mode: 'bypassPermissions' });
+    expect(d.behavior).toBe('allow');
+  });
+
+  it('an allow naming global options matches as written, not only as the model reads it', async () => {
+    const d = await decideIn({ allow: ['Bash(git --no-pager log:*)'] }, 'git --no-pager log');
+    expect(d.behavior).toBe('allow');
   });
 });
