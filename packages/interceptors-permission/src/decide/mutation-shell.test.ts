@@ -74,8 +74,8 @@ describe('builtins that change nothing outside the shell', () => {
     }
   });
 
-  it('are not allowed with a word not known before it runs, or as a path', async () => {
-    for (const line of ['cd "$X"', './true', '/bin/true'])
+  it('are not allowed with a word not known before it runs, one the model does not know, or as a path', async () => {
+    for (const line of ['cd "$X"', 'declare --frobnicate x', './true', '/bin/true'])
       expect((await decideIn({}, line)).behavior, line).toBe('ask');
   });
 });
@@ -88,6 +88,33 @@ describe('redirections', () => {
     expect((await decideIn({ allow: ['Bash(echo:*)'] }, 'echo x > /dev/null')).behavior).toBe(
       'allow',
     );
+  });
+
+  it('a read from a file is judged as a read, not a write', async () => {
+    const rules = { allow: ['Bash(cat:*)'], deny: ['Read(./.env)'] };
+    expect((await decideIn(rules, 'cat < README.md')).behavior).toBe('allow');
+    expect((await decideIn(rules, 'cat < "$F"')).behavior).toBe('ask');
+    expect((await decideIn(rules, 'cat < .env')).behavior).toBe('deny');
+  });
+
+  it('an allowed write holds in every directory the line may be in', async () => {
+    const rules = { allow: ['Bash(echo:*)', 'Bash(cd:*)', 'Edit(./out.txt)'] };
+    expect((await decideIn(rules, 'echo x > out.txt')).behavior).toBe('allow');
+    expect((await decideIn(rules, 'cd "$D"; echo x > out.txt')).behavior).toBe('ask');
+  });
+
+  it('acceptEdits allows a write inside any working directory', async () => {
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {},
+      mode: 'acceptEdits',
+      additionalDirectories: [home],
+    });
+    await policy.ready;
+    expect((await policy.explain(bash(`> ${home}/x.txt`))).behavior).toBe('allow');
+    expect((await decideIn({}, `> ${home}/x.txt`, { mode: 'acceptEdits' })).behavior).toBe('ask');
+    expect((await decideIn({}, 'echo x > o*.txt', { mode: 'acceptEdits' })).behavior).toBe('ask');
   });
 
   it('acceptEdits allows a write inside the working directories, and only there', async () => {
@@ -156,6 +183,13 @@ describe('what each part says', () => {
     expect(d.reason).toBe(
       'deny rule "Bash(rm:*)" (options, deny[0]) matched "env → rm x": it runs env → rm x',
     );
+    const none = await decideIn({}, 'touch x');
+    expect(none.trail).toContainEqual({
+      kind: 'shell',
+      subject: 'touch x',
+      verdict: 'none',
+      note: 'no rule covers touch x',
+    });
     expect(d.trail).toContainEqual({
       kind: 'shell',
       subject: 'env → rm x',
@@ -318,5 +352,11 @@ describe('grants and whole-tool rules on commands', () => {
   it('an allow naming global options matches as written, not only as the model reads it', async () => {
     const d = await decideIn({ allow: ['Bash(git --no-pager log:*)'] }, 'git --no-pager log');
     expect(d.behavior).toBe('allow');
+    // Across global options the program is still the one written: /usr/bin/git is not git.
+    const path = await decideIn({ allow: ['Bash(git log:*)'] }, '/usr/bin/git --no-pager log');
+    expect(path.behavior).toBe('ask');
+    expect((await decideIn({ allow: ['Bash(git log:*)'] }, 'git --no-pager log')).behavior).toBe(
+      'allow',
+    );
   });
 });
