@@ -119,6 +119,13 @@ const clientSchema = z
     message: 'give exactly one of "tokenSha256" and "tokenFile"',
   });
 
+/** Where the audit trail goes: one hash-chained JSON line per call (see `audit-log.ts`). */
+const auditSchema = z.strictObject({
+  file: z.string().min(1),
+  maxBytes: z.number().int().min(0).optional(),
+  fsync: z.enum(['always', 'interval', 'never']).optional(),
+});
+
 /**
  * The top level of a config file. `mcpServers` entries are checked one by one by `parseConfig`,
  * so that each names its own field and transport.
@@ -131,6 +138,7 @@ export const configSchema = z.strictObject({
   sandbox: sandboxSchema.optional(),
   hooks: hooksSchema.optional(),
   clients: z.array(clientSchema).min(1).optional(),
+  audit: auditSchema.optional(),
 });
 
 /** A server started as a child process speaking MCP on stdio (the `.mcp.json` shape). */
@@ -150,6 +158,8 @@ export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
 
 /** One client of `serve --http` (see the README's "Run it for a team"). */
 export type ClientConfig = z.infer<typeof clientSchema>;
+/** The `audit` section. */
+export type AuditConfig = z.infer<typeof auditSchema>;
 
 /** A validated config: what `dsh-tools` runs. */
 export interface DshToolsConfig {
@@ -160,4 +170,6 @@ export interface DshToolsConfig {
   readonly hooks?: HooksConfig;
   /** The clients of `serve --http`, each with its own token; absent: one token for all. */
   readonly clients?: readonly ClientConfig[];
+  /** The audit trail: one hash-chained JSON line per call (`dsh-tools audit verify` checks it). */
+  readonly audit?: AuditConfig;
 }

@@ -14,6 +14,7 @@ import { exampleServerPath } from './default-config';
 
 export { ConfigError, type ConfigIssue } from './config-error';
 export type {
+  AuditConfig,
   ClientConfig,
   DshToolsConfig,
   ExampleToolsConfig,
@@ -177,6 +178,7 @@ export function parseConfig(
     ...(data.sandbox ? { sandbox: data.sandbox } : {}),
     ...(data.hooks ? { hooks: data.hooks } : {}),
     ...(data.clients ? { clients: data.clients } : {}),
+    ...(data.audit ? { audit: data.audit } : {}),
   };
   return { config, warnings };
 }

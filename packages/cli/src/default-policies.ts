@@ -31,7 +31,7 @@ export const DEFAULT_POLICIES: PolicyFactories = {
         ? { roots: sandbox.roots.map((root) => resolveFromConfig(loaded, root)) }
         : {}),
     }),
-  permission: (permissions, { loaded, approver }) =>
+  permission: (permissions, { loaded, approver, onPermissionDecision }) =>
     permissionInterceptor({
       rules: [
         {
@@ -54,5 +54,6 @@ export const DEFAULT_POLICIES: PolicyFactories = {
           }
         : {}),
       ...(approver ? { approve: approver } : {}),
+      ...(onPermissionDecision ? { onDecision: onPermissionDecision } : {}),
     }),
 };

@@ -5,6 +5,8 @@ import {
 } from '@dsh-tools/mcp-bridge';
 import type { Approver, InterceptedExecution, Interceptor } from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
+import { AuditLog } from './audit-log';
+import { attachAudit } from './audit-record';
 import type { LoadedConfig, McpServerEntry, PermissionsConfig } from './config';
 import { resolveFromConfig } from './config';
 import { DEFAULT_POLICIES } from './default-policies';
@@ -12,6 +14,7 @@ import { createExampleTools } from './example-tools';
 import {
   POLICY_ORDER,
   PolicyConfigError,
+  type PolicyContext,
   type PolicyFactories,
   type PolicyLayer,
   PolicyUnavailableError,
@@ -85,6 +88,8 @@ export interface Gateway {
   readonly policies: readonly string[];
   /** Decision trails of recorded calls (with `recordTrails`). */
   readonly trails: TrailRecorder;
+  /** The audit trail every call is recorded in (the config's `audit` section), if any. */
+  readonly audit?: AuditLog;
   /** Closes every server (their processes end) and removes their tools. Idempotent. */
   close(): Promise<void>;
 }
@@ -183,7 +188,26 @@ export async function buildGateway(
   const label = loaded.file ?? 'the embedded default config';
   const factories = options.policies ?? DEFAULT_POLICIES;
   const onError = options.onError ?? (() => {});
-  const context = { loaded, ...(options.approver ? { approver: options.approver } : {}) };
+  // The audit trail is opened first (a file that is not one refuses the gateway before anything
+  // starts); the permission policy tells it each decision through the context.
+  const audit = config.audit
+    ? new AuditLog({
+        file: resolveFromConfig(loaded, config.audit.file),
+        ...(config.audit.maxBytes !== undefined ? { maxBytes: config.audit.maxBytes } : {}),
+        ...(config.audit.fsync !== undefined ? { fsync: config.audit.fsync } : {}),
+      })
+    : undefined;
+  let audited: ReturnType<typeof attachAudit> | undefined;
+  const context: PolicyContext = {
+    loaded,
+    ...(options.approver ? { approver: options.approver } : {}),
+    ...(audit
+      ? {
+          onPermissionDecision: (exec, decision, answer) =>
+            audited?.onPermissionDecision(exec, decision, answer),
+        }
+      : {}),
+  };
 
   // Every policy is built (and loaded) before anything starts, so a refusal leaves nothing running.
   const installs: { layer: PolicyLayer; priority: number; interceptor: Interceptor }[] = [];
@@ -209,6 +233,17 @@ export async function buildGateway(
     onError: (error) => onError(error),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
+  if (audit) {
+    audited = attachAudit(registry, {
+      log: audit,
+      // The gateway client a call came from: `serve` passes it on the call as `identity`.
+      identityOf: (exec) => {
+        const identity = (exec as { identity?: unknown }).identity;
+        return typeof identity === 'string' ? identity : undefined;
+      },
+      onError,
+    });
+  }
   const trails = new TrailRecorder();
   for (const install of installs) {
     const { layer, priority } = install;
@@ -288,8 +323,11 @@ export async function buildGateway(
     failures,
     policies: installs.map((i) => i.layer),
     trails,
+    ...(audit ? { audit } : {}),
     close() {
-      closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(() => {});
+      closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(() => {
+        audit?.close();
+      });
       return closing;
     },
   };

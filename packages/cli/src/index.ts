@@ -1,5 +1,20 @@
 export { approvalQuestion, terminalApprover } from './approvers';
 export {
+  type AuditFsync,
+  type AuditLine,
+  AuditLog,
+  type AuditLogOptions,
+  GENESIS,
+} from './audit-log';
+export {
+  type AuditOptions,
+  argumentsDigest,
+  attachAudit,
+  type PermissionVerdict,
+  redactArguments,
+} from './audit-record';
+export { type AuditBreak, type AuditVerification, verifyAuditFiles } from './audit-verify';
+export {
   type CheckReport,
   type CheckStep,
   type CheckVerdict,
@@ -8,10 +23,12 @@ export {
   matchingPreToolUseHooks,
 } from './check';
 export {
+  type ClientConfig,
   ConfigError,
   type ConfigIssue,
   DEFAULT_CONFIG_FILE,
   type DshToolsConfig,
+  EXAMPLE_SERVER_VARIABLE,
   type ExampleToolsConfig,
   type HooksConfig,
   type HttpServerEntry,
@@ -49,15 +66,22 @@ export {
   type BuildGatewayOptions,
   buildGateway,
   type Gateway,
+  type PermissionMode,
   type ServerFailure,
   type ServerProgressEvent,
 } from './gateway';
 export {
+  type ClientMode,
+  type GatewayClient,
+  GatewayIdentities,
   HTTP_DEFAULTS,
   type HttpGateway,
+  type HttpServeClientsOptions,
   type HttpServeOptions,
   isLoopbackHost,
   serveGatewayHttp,
+  serveSharedGatewayHttp,
+  tokenSha256,
 } from './http';
 export {
   type InspectedServer,
@@ -77,11 +101,14 @@ export {
   type TrailStep,
 } from './policies';
 export {
+  type AskChannel,
   createElicitationApprovals,
   createGatewayServerFactory,
   type ElicitationApprovals,
   GATEWAY_INFO,
   type GatewayServerFactory,
+  type GatewayServerOptions,
   type ServeStdioOptions,
   serveGatewayStdio,
+  UNTRUSTED_ANNOTATIONS_META,
 } from './serve';

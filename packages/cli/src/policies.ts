@@ -4,6 +4,7 @@ import type {
   Interceptor,
   ToolExecutionResult,
 } from '@dsh-tools/protocol';
+import type { PermissionVerdict } from './audit-record';
 import type { HooksConfig, LoadedConfig, PermissionsConfig, SandboxConfig } from './config';
 
 /** What a policy factory is given beside its own section of the config. */
@@ -12,6 +13,12 @@ export interface PolicyContext {
   readonly loaded: LoadedConfig;
   /** Who answers `ask` decisions; absent: every ask is denied, saying so. */
   readonly approver?: Approver;
+  /** Told of every permission decision (the audit trail's rule and source of a call). */
+  readonly onPermissionDecision?: (
+    exec: InterceptedExecution,
+    decision: PermissionVerdict,
+    answer?: 'allow' | 'deny' | 'aborted',
+  ) => void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { ToolExecution } from '@dsh-tools/protocol';
 import type { ToolRegistry } from '@dsh-tools/registry';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -14,6 +15,7 @@ import type { Gateway } from './gateway';
 import { type AskRound, type ElicitationApprovals, refusedBy } from './serve-ask';
 import type { LeanCallRoute, LeanOutcome } from './serve-lean-calls';
 import { GatewayTools } from './serve-tools';
+import { inServerSpan } from './serve-trace';
 
 /** The name and version the gateway gives itself in the MCP handshake. */
 export const GATEWAY_INFO = { name: 'dsh-tools-gateway', version: '0.0.0' } as const;
@@ -201,12 +203,16 @@ export function createGatewayServerFactory(
         ...(round ? { round } : {}),
       });
       try {
-        let result = await registry.execute({
-          callId,
-          name,
-          arguments: args,
-          signal: ctx.mcpReq.signal,
-        });
+        // The gateway client travels on the call as `identity`: the audit trail names it.
+        let result = await inServerSpan(name, request.params._meta, identity, () =>
+          registry.execute({
+            callId,
+            name,
+            arguments: args,
+            signal: ctx.mcpReq.signal,
+            ...(identity !== undefined ? { identity } : {}),
+          } as ToolExecution),
+        );
         if (round && round.pending.size > 0) {
           return inputRequired({
             inputRequests: Object.fromEntries(round.pending),
@@ -248,7 +254,9 @@ export function createGatewayServerFactory(
       elicitInput: (params, opts) => server.elicitInput(params, { ...opts, relatedRequestId: id }),
     });
     try {
-      let result = await registry.execute({ callId, name, arguments: args, signal });
+      let result = await inServerSpan(name, undefined, undefined, () =>
+        registry.execute({ callId, name, arguments: args, signal }),
+      );
       if (approvals) result = approvals.settle(callId, result);
       return server.projectCallToolResult(tools.toCallResult(name, result), undefined);
     } finally {
