@@ -10,7 +10,7 @@
 // Usage: node scripts/cli-install-size.mjs [--max-mib <n>] [--max-packages <n>] [--keep]
 // Needs `pnpm build` first and the npm registry. Exit codes: 0 within budget and honest ranges,
 // 1 over a budget, a dependency's engines above our floor, or the bin failed; 2 could not measure.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -117,6 +117,30 @@ try {
         `\nFAILED: dsh-tools ${args.join(' ')} from the global install: ${error.stderr ?? error.message}`,
       );
       failed = true;
+    }
+  }
+
+  // Traces asked for without the optional exporter packages (a plain global install has none):
+  // the command still runs, and says what to install.
+  {
+    const run = spawnSync(bin, ['call', 'list_dir', '{"path":"."}'], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+      timeout: 60_000,
+    });
+    if (
+      run.status !== 0 ||
+      !/exporter is not installed: npm install @opentelemetry/.test(run.stderr)
+    ) {
+      console.log(
+        `\nFAILED: with OTEL_EXPORTER_OTLP_ENDPOINT set and no exporter installed, call should run and say what to install (exit ${run.status}):\n${run.stderr}`,
+      );
+      failed = true;
+    } else {
+      console.log(
+        '\ntraces asked for without the exporter: the call ran, and said what to install.',
+      );
     }
   }
 

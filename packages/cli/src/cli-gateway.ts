@@ -53,6 +53,8 @@ function progressReporter(total: number): {
 export async function load(configFile: string | undefined): Promise<LoadedConfig> {
   const loaded = await loadConfig(configFile, { fallback: () => defaultConfig() });
   for (const warning of loaded.warnings) warn(warning);
+  const endpoint = loaded.config.telemetry?.otlpEndpoint;
+  if (endpoint) await (await import('./telemetry')).startTelemetry(process.env, endpoint);
   return loaded;
 }
 

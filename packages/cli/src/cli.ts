@@ -4,6 +4,7 @@ import { buildProgram } from './cli-program';
 import { ConfigError } from './config-error';
 import { EXIT } from './exit-codes';
 import { PolicyConfigError, PolicyUnavailableError } from './policies';
+import { exportAskedFor, startTelemetry, stopTelemetry } from './telemetry';
 
 /** Runs the command line; resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -12,6 +13,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     exitCode = code;
   });
   try {
+    // Only when the OpenTelemetry variables ask for it: --help and every other command without
+    // them load nothing of it.
+    if (exportAskedFor(process.env)) await startTelemetry(process.env);
     await program.parseAsync([...argv]);
     return exitCode;
   } catch (error) {
@@ -35,6 +39,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       `${cErr.red('internal error')} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     return EXIT.INTERNAL;
+  } finally {
+    await stopTelemetry();
   }
 }
 

@@ -139,6 +139,7 @@ export const configSchema = z.strictObject({
   hooks: hooksSchema.optional(),
   clients: z.array(clientSchema).min(1).optional(),
   audit: auditSchema.optional(),
+  telemetry: z.strictObject({ otlpEndpoint: z.url() }).optional(),
 });
 
 /** A server started as a child process speaking MCP on stdio (the `.mcp.json` shape). */
@@ -172,4 +173,6 @@ export interface DshToolsConfig {
   readonly clients?: readonly ClientConfig[];
   /** The audit trail: one hash-chained JSON line per call (`dsh-tools audit verify` checks it). */
   readonly audit?: AuditConfig;
+  /** Where to export traces over OTLP/HTTP (the standard OTEL_* variables work too). */
+  readonly telemetry?: { readonly otlpEndpoint: string };
 }

@@ -179,6 +179,7 @@ export function parseConfig(
     ...(data.hooks ? { hooks: data.hooks } : {}),
     ...(data.clients ? { clients: data.clients } : {}),
     ...(data.audit ? { audit: data.audit } : {}),
+    ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };
 }
