@@ -32,7 +32,8 @@ export interface MatchedHook {
 
 /** What one layer did with the checked call. */
 export interface CheckStep {
-  readonly layer: 'registry' | PolicyLayer;
+  /** `client`: the gateway client's `tools` list (`check --client`). */
+  readonly layer: 'client' | 'registry' | PolicyLayer;
   /**
    * `passed`, `rewrote` (a hook changed the arguments), `asks` (a person would be asked),
    * `vetoed`, `refused` (the registry: unknown tool, invalid arguments), or `not-run` (hooks
@@ -52,6 +53,8 @@ export interface CheckStep {
 export interface CheckReport {
   readonly tool: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** The gateway client the call was checked as (`check --client`), with its mode if it has one. */
+  readonly client?: { readonly name: string; readonly mode?: string };
   /** The arguments inner layers judged, when a hook rewrote them. */
   readonly effectiveArguments?: Readonly<Record<string, unknown>>;
   readonly config: string | null;

@@ -122,6 +122,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
       '--run-hooks',
       'also run the PreToolUse hooks that match (they are commands: they may have side effects)',
     )
+    .option(
+      '--client <name>',
+      "check as that client of the config's clients: its tools list and its permission mode",
+    )
     .addHelpText(
       'after',
       `

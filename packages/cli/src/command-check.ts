@@ -1,9 +1,11 @@
 import type { SandboxDescription } from '@dsh-tools/interceptors-sandbox';
 import { type CheckReport, type CheckStep, checkCall } from './check';
 import { failedServersNote, load, openGateway } from './cli-gateway';
-import { cOut, out, warn } from './cli-io';
+import { CliFailure, cOut, out, warn } from './cli-io';
 import { readArgs } from './command-call';
+import type { ClientConfig, LoadedConfig } from './config';
 import { EXIT } from './exit-codes';
+import { matchesTool } from './http-identities';
 import type { Colors } from './output';
 
 function renderStep(step: CheckStep, width: number, c: Colors): string {
@@ -49,6 +51,11 @@ function renderSandbox(sandbox: SandboxDescription, c: Colors): string[] {
 export function renderCheck(report: CheckReport, c: Colors): string {
   const lines = [
     `${c.bold('check')}  ${report.tool} ${JSON.stringify(report.arguments)}`,
+    ...(report.client
+      ? [
+          `${c.bold('client')}  ${report.client.name}${report.client.mode ? ` (permission mode ${report.client.mode})` : ''}`,
+        ]
+      : []),
     `${c.bold('config')}  ${report.config ?? 'embedded default (no dsh-tools.json here)'}`,
     `${c.bold('policies')}  ${report.policies.length > 0 ? report.policies.join(' → ') : 'none configured'}`,
   ];
@@ -84,21 +91,74 @@ export function renderCheck(report: CheckReport, c: Colors): string {
   return lines.join('\n');
 }
 
+/** The config's client named `name`, or a usage error naming the clients there are. */
+function clientOf(loaded: LoadedConfig, name: string): ClientConfig {
+  const clients = loaded.config.clients ?? [];
+  const client = clients.find((c) => c.name === name);
+  if (client) return client;
+  throw new CliFailure(
+    clients.length === 0
+      ? `check --client ${JSON.stringify(name)}: ${loaded.file ?? 'the embedded config'} has no "clients" section; add one, or leave --client out.`
+      : `check --client ${JSON.stringify(name)}: no such client in ${loaded.file ?? 'the config'}; its clients are ${clients.map((c) => JSON.stringify(c.name)).join(', ')}.`,
+    EXIT.USAGE,
+  );
+}
+
 /** `dsh-tools check`: decides a call without running it; resolves with the exit code. */
 export async function checkCommand(
   tool: string,
   argsText: string,
-  options: { config?: string; json?: boolean; runHooks?: boolean },
+  options: { config?: string; json?: boolean; runHooks?: boolean; client?: string },
 ): Promise<number> {
   const args = await readArgs(argsText, 'check');
-  const loaded = await load(options.config);
-  const { report, gateway } = await checkCall(
-    loaded,
-    (policies) => openGateway(loaded, false, undefined, policies),
+  let loaded = await load(options.config);
+  const client = options.client === undefined ? undefined : clientOf(loaded, options.client);
+  const as = client && { name: client.name, ...(client.mode ? { mode: client.mode } : {}) };
+  if (client?.tools && !client.tools.some((pattern) => matchesTool(pattern, tool))) {
+    // serve refuses it before any layer: the client does not see the tool at all.
+    const step: CheckStep = {
+      layer: 'client',
+      outcome: 'vetoed',
+      reason: `Tool ${JSON.stringify(tool)} is not in client "${client.name}"'s tools list, so serve neither lists it to that client nor runs its calls.`,
+      rule: `tools: ${JSON.stringify(client.tools)}`,
+      source: `clients[name=${client.name}] of ${loaded.file ?? 'the embedded config'}`,
+    };
+    const report: CheckReport = {
+      tool,
+      arguments: args,
+      ...(as ? { client: as } : {}),
+      config: loaded.file ?? null,
+      policies: [],
+      verdict: 'deny',
+      decidedBy: step,
+      steps: [step],
+      hooks: { ran: false, matched: [] },
+    };
+    out.write(
+      options.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderCheck(report, cOut)}\n`,
+    );
+    return EXIT.CHECK_DENY;
+  }
+  // The client's own permission mode, as serve runs its calls.
+  if (client?.mode && loaded.config.permissions) {
+    loaded = {
+      ...loaded,
+      config: {
+        ...loaded.config,
+        permissions: { ...loaded.config.permissions, defaultMode: client.mode },
+      },
+    };
+  }
+  const subject = loaded;
+  const checked = await checkCall(
+    subject,
+    (policies) => openGateway(subject, false, undefined, policies),
     tool,
     args,
     { runHooks: options.runHooks === true },
   );
+  const { gateway } = checked;
+  const report: CheckReport = as ? { ...checked.report, client: as } : checked.report;
   try {
     out.write(
       options.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderCheck(report, cOut)}\n`,

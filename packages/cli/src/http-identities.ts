@@ -23,7 +23,7 @@ const HEX_DIGEST = /^[0-9a-f]{64}$/i;
 const CLIENT_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 
 /** Whether `name` passes one `tools` entry: an exact name or a `*` glob. */
-function matchesTool(pattern: string, name: string): boolean {
+export function matchesTool(pattern: string, name: string): boolean {
   if (!pattern.includes('*')) return pattern === name;
   const parts = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('.*')}$`).test(name);
