@@ -67,10 +67,27 @@ describe('a connection bash opens itself', () => {
 
 describe('builtins that change nothing outside the shell', () => {
   it('are allowed when their words are known, saying so', async () => {
-    for (const name of ['cd src', 'true', 'declare x', ':']) {
+    for (const name of [
+      'cd src',
+      'pushd src',
+      'popd',
+      'true',
+      'false',
+      ':',
+      "'[' -f x ]",
+      'test -f x',
+      'unset x',
+      'declare x',
+      'typeset x',
+      'export -p',
+      'local x',
+      'readonly x',
+    ]) {
       const d = await decideIn({}, name);
       expect(d.behavior, name).toBe('allow');
-      expect(d.reason).toBe(`${name.split(' ')[0]} changes nothing outside the shell`);
+      expect(d.reason).toBe(
+        `${name.split(' ')[0]?.replaceAll("'", '')} changes nothing outside the shell`,
+      );
     }
   });
 
@@ -85,9 +102,12 @@ describe('redirections', () => {
     const d = await decideIn({ allow: ['Bash(echo:*)'] }, 'echo x > out.txt');
     expect(d.behavior).toBe('ask');
     expect(d.reason).toBe('"> out.txt": it redirects output to the file out.txt');
-    expect((await decideIn({ allow: ['Bash(echo:*)'] }, 'echo x > /dev/null')).behavior).toBe(
-      'allow',
-    );
+    for (const sink of ['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']) {
+      expect((await decideIn({ allow: ['Bash(echo:*)'] }, `echo x > ${sink}`)).behavior).toBe(
+        'allow',
+      );
+      expect((await decideIn({}, `ls > ${sink}`, { mode: 'plan' })).behavior, sink).toBe('allow');
+    }
   });
 
   it('a read from a file is judged as a read, not a write', async () => {
