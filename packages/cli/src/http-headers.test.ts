@@ -1,25 +1,15 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from './gateway';
+import { bareGateway } from './bare-gateway.test-helper';
 import { type HttpGateway, serveGatewayHttp } from './http';
-import { TrailRecorder } from './policies';
 
 const TOKEN = 'unit-token-0123456789abcdef';
 let http: HttpGateway;
 const errors: Error[] = [];
 
-const registry = createToolRegistry({ onError: () => {} });
-const gateway: Gateway = {
-  registry,
-  servers: new Map(),
-  failures: [],
-  policies: [],
-  trails: new TrailRecorder(),
-  close: async () => {},
-};
+const gateway = bareGateway();
 
 beforeAll(async () => {
   http = await serveGatewayHttp(gateway, {

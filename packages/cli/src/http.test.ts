@@ -1,30 +1,14 @@
 import { request } from 'node:http';
-import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from './gateway';
+import { bareGateway } from './bare-gateway.test-helper';
 import { type HttpGateway, isLoopbackHost, serveGatewayHttp } from './http';
-import { TrailRecorder } from './policies';
 
 const TOKEN = 'unit-token-0123456789abcdef';
 let http: HttpGateway;
 
 // A gateway over a bare registry with one tool: the HTTP layer is what is under test here.
-const registry = createToolRegistry({ onError: () => {} });
-registry.register({
-  name: 'echo',
-  description: 'Echoes text',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  execute: ({ text }) => [{ type: 'text', text: String(text) }],
-});
-const gateway: Gateway = {
-  registry,
-  servers: new Map(),
-  failures: [],
-  policies: [],
-  trails: new TrailRecorder(),
-  close: async () => {},
-};
+const gateway = bareGateway({ echo: true });
 
 beforeAll(async () => {
   http = await serveGatewayHttp(gateway, {

@@ -2,28 +2,13 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { createToolRegistry } from '@dsh-tools/registry';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bareGateway } from './bare-gateway.test-helper';
 import { buildGateway, type Gateway } from './gateway';
-import { TrailRecorder } from './policies';
 import { createElicitationApprovals, type ElicitationApprovals, serveGatewayStdio } from './serve';
 
-const registry = createToolRegistry({ onError: () => {} });
-registry.register({
-  name: 'echo',
-  description: 'Echoes text',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  execute: ({ text }) => [{ type: 'text', text: String(text) }],
-});
-const gateway: Gateway = {
-  registry,
-  servers: new Map(),
-  failures: [],
-  policies: [],
-  trails: new TrailRecorder(),
-  close: async () => {},
-};
+const gateway = bareGateway({ echo: true });
 
 const stops: (() => Promise<void>)[] = [];
 afterEach(async () => {
