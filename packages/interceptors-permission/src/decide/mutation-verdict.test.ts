@@ -161,6 +161,20 @@ describe('bypassPermissions', () => {
     ]);
   });
 
+  it('records skipping only when an ask was skipped, among other parts too', async () => {
+    const rules = { ask: ['Bash(touch:*)'], allow: ['Bash(ls:*)'] };
+    const plain = await decideIn('bypassPermissions', rules, bash('ls'));
+    expect(plain.behavior).toBe('allow');
+    expect(modeNotes(plain)).toEqual([]);
+    const mixed = await decideIn('bypassPermissions', rules, bash('touch x; ls'));
+    expect(mixed.behavior).toBe('allow');
+    expect(modeNotes(mixed)).toEqual([
+      { kind: 'mode', mode: 'bypassPermissions', note: 'bypassPermissions skips ask rules' },
+    ]);
+    const allowed = await decideIn('default', rules, bash('ls'));
+    expect(modeNotes(allowed)).toEqual([]);
+  });
+
   it('allows what no rule names, saying so', async () => {
     const d = await decideIn('bypassPermissions', {}, bash('touch x'));
     expect(d.behavior).toBe('allow');
