@@ -121,6 +121,16 @@ describe('path grants', () => {
     const d = await decideIn({}, edit('x.txt'), { grant: `Read(/${root}/x.txt)` });
     expect(d.behavior).toBe('ask');
   });
+
+  it('a grant naming a tool without a path does not allow paths of other tools', async () => {
+    for (const grant of ['Write', 'Deploy', 'Bash(ls:*)'])
+      expect((await decideIn({}, edit('x.txt'), { grant })).behavior, grant).toBe('ask');
+  });
+
+  it('a grant must hold where the kernel goes, not only for the name used', async () => {
+    const d = await decideIn({}, edit('src/env-link'), { grant: `Edit(/${root}/src/*-link)` });
+    expect(d.behavior).toBe('ask');
+  });
 });
 
 describe('path arguments', () => {
