@@ -76,7 +76,9 @@ describe('exporting traces from the command line', () => {
     expect(code).toBe(0);
     expect(spans().map((s) => s.name)).toContain('execute_tool list_dir');
     // The service is dsh-tools unless OTEL_SERVICE_NAME says otherwise.
-    expect(received[0]?.body).toContain('{"key":"service.name","value":{"stringValue":"dsh-tools"}}');
+    expect(received[0]?.body).toContain(
+      '{"key":"service.name","value":{"stringValue":"dsh-tools"}}',
+    );
   });
 
   it('without either, nothing is sent; OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn it off', async () => {
