@@ -127,6 +127,12 @@ describe('path grants', () => {
       expect((await decideIn({}, edit('x.txt'), { grant })).behavior, grant).toBe('ask');
   });
 
+  it('a grant for another path does not allow this one', async () => {
+    const d = await decideIn({}, edit('x.txt'), { grant: `Edit(/${root}/other.txt)` });
+    expect(d.behavior).toBe('ask');
+    expect(d.trail).toContainEqual(expect.objectContaining({ kind: 'grant', matched: false }));
+  });
+
   it('a grant must hold where the kernel goes, not only for the name used', async () => {
     const d = await decideIn({}, edit('src/env-link'), { grant: `Edit(/${root}/src/*-link)` });
     expect(d.behavior).toBe('ask');
@@ -260,6 +266,18 @@ describe('shell operands', () => {
   it('/proc/$$/ is the shell itself', async () => {
     const d = await decideIn({ ...CAT, deny: ['Read(./.env)'] }, bash('cat /proc/$$/cwd/.env'));
     expect(d.behavior).toBe('deny');
+  });
+
+  it('an operand is checked against deny and ask path rules only', async () => {
+    const d = await decideIn(
+      { ...CAT, allow: [...CAT.allow, 'Read(./**)'], deny: ['Read(./.env)'] },
+      bash('cat README.md'),
+    );
+    expect(d.behavior).toBe('allow');
+    expect(d.trail.filter((e) => e.kind === 'rule' && e.rule === 'Read(./**)')).toEqual([]);
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ rule: 'Read(./.env)', matched: false, subject: 'cat README.md' }),
+    );
   });
 
   it('an ask path rule on an operand asks', async () => {
