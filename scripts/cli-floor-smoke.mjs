@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   installGlobal,
+  installNode,
   internalClosure,
   packAll,
   plainEnv,
-  runAsync,
   serveRegistry,
   workspacePackages,
 } from './local-registry.mjs';
@@ -36,28 +36,6 @@ const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'dsh-floor-smoke-'));
 const results = [];
 let registry;
-
-/** Installs Node `version` from npm into `dir`; returns the path of its binary. */
-async function installNode(version, dir) {
-  // The `node` package fetches the binary for this platform as a preinstall step; should npm skip
-  // that script, the platform package it would fetch is installed directly.
-  await runAsync(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefix', dir, `node@${version}`],
-    {
-      env: plainEnv(),
-    },
-  );
-  const viaShim = join(dir, 'node_modules', '.bin', 'node');
-  if (existsSync(viaShim)) return viaShim;
-  const platformPackage = `node-${process.platform}-${process.arch}`;
-  await runAsync(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefix', dir, `${platformPackage}@${version}`],
-    { env: plainEnv() },
-  );
-  return join(dir, 'node_modules', platformPackage, 'bin', 'node');
-}
 
 /** Runs one smoke step; records whether `check` accepted what it printed. */
 function step(name, run, check) {

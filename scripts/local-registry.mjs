@@ -213,3 +213,25 @@ export async function installGlobal(spec, prefix, registryUrl, extraEnv = {}) {
   const start = output.indexOf('{');
   return start >= 0 ? JSON.parse(output.slice(start)) : {};
 }
+
+/** Installs Node `version` from npm into `dir`; returns the path of its binary. */
+export async function installNode(version, dir) {
+  // The `node` package fetches the binary for this platform as a preinstall step; should npm skip
+  // that script, the platform package it would fetch is installed directly.
+  await runAsync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefix', dir, `node@${version}`],
+    {
+      env: plainEnv(),
+    },
+  );
+  const viaShim = join(dir, 'node_modules', '.bin', 'node');
+  if (existsSync(viaShim)) return viaShim;
+  const platformPackage = `node-${process.platform}-${process.arch}`;
+  await runAsync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefix', dir, `${platformPackage}@${version}`],
+    { env: plainEnv() },
+  );
+  return join(dir, 'node_modules', platformPackage, 'bin', 'node');
+}

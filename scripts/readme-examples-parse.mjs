@@ -8,6 +8,9 @@
 //   <!-- example: typecheck only: <reason> -->
 //     typechecked but not run, for a reason the reader is told (it needs a server of the reader's
 //     own, for instance). Combines with `continues`: `<!-- example: continues, typecheck only: … -->`.
+//   <!-- example: node 22 -->
+//     run on that Node major (installed from npm's `node` package), for an example whose
+//     dependency needs a later Node than the one the checks run on; the README says so.
 //
 // Anything else after `example:` is an error, as is a marker with no block after it or a
 // continuation with no block before it: a typo must not silently skip an example.
@@ -25,11 +28,13 @@ export function parseMarker(text, where) {
   const marker = { continues: false, typecheckOnly: undefined };
   for (const part of text.split(/,\s*/)) {
     const only = /^typecheck only:\s*(\S.*)$/.exec(part);
+    const node = /^node (\d{2,})$/.exec(part);
     if (part === 'continues') marker.continues = true;
     else if (only) marker.typecheckOnly = only[1];
+    else if (node) marker.node = node[1];
     else {
       throw new Error(
-        `${where}: unknown example marker "${part}"; write "continues" or "typecheck only: <reason>".`,
+        `${where}: unknown example marker "${part}"; write "continues", "node <major>" or "typecheck only: <reason>".`,
       );
     }
   }
@@ -122,6 +127,7 @@ export function examples(blocks, file = 'README.md') {
     const block = ts[i];
     let code = block.code;
     let typecheckOnly = block.marker.typecheckOnly;
+    let node = block.marker.node;
     const chain = [block.line];
     if (block.marker.continues) {
       const before = out[i - 1];
@@ -134,16 +140,18 @@ export function examples(blocks, file = 'README.md') {
       chain.unshift(...before.chain);
       // What cannot run cannot be run as part of what continues it.
       typecheckOnly ??= before.typecheckOnly;
+      node ??= before.node;
       // A block runs as part of its continuation, unless that one is only typechecked.
       if (typecheckOnly === undefined) before.continuedBy = block.line;
     }
-    out.push({ line: block.line, code, chain, typecheckOnly });
+    out.push({ line: block.line, code, chain, typecheckOnly, node });
   }
   return out.map((e) => ({
     line: e.line,
     code: e.code,
     chain: e.chain,
     reason: e.typecheckOnly,
+    ...(e.node ? { node: e.node } : {}),
     run: e.typecheckOnly === undefined && e.continuedBy === undefined,
   }));
 }

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  installNode,
   packAll,
   plainEnv,
   root,
@@ -93,6 +94,12 @@ try {
   mkdirSync(tarballs);
   const packed = packAll(publishable, tarballs, byName);
   registry = await serveRegistry(packed, { upstream: 'https://registry.npmjs.org/' });
+  /** A Node of that major from npm's `node` package, installed once (`<!-- example: node 22 -->`). */
+  const nodes = new Map();
+  const nodeOf = (major) => {
+    if (!nodes.has(major)) nodes.set(major, installNode(major, join(work, `node-${major}`)));
+    return nodes.get(major);
+  };
   // A home of its own: examples read ~/.claude and the like, which must not be the machine's.
   const home = join(work, 'home');
   mkdirSync(home);
@@ -230,7 +237,8 @@ try {
         continue;
       }
       const t0 = Date.now();
-      const ran = await run(process.execPath, [join('out', `L${example.line}.js`)], {
+      const nodeBin = example.node ? await nodeOf(example.node) : process.execPath;
+      const ran = await run(nodeBin, [join('out', `L${example.line}.js`)], {
         cwd: dir,
         env: { ...plainEnv(), HOME: home },
       });
@@ -239,7 +247,11 @@ try {
         failures.push(`${label}: exited ${ran.code} when run:\n${ran.output.trim().slice(-4000)}`);
         rows.push([where, 'typechecks', `FAILED when run (${took})`]);
       } else {
-        rows.push([where, 'typechecks', `runs (${took})`]);
+        rows.push([
+          where,
+          'typechecks',
+          `runs (${took}${example.node ? `, on Node ${example.node}` : ''})`,
+        ]);
       }
     }
   };

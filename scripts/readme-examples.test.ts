@@ -11,6 +11,7 @@ interface Block {
   marker: { line?: number; continues: boolean; typecheckOnly?: string };
 }
 interface Example {
+  node?: string;
   line: number;
   code: string;
   chain: number[];
@@ -142,6 +143,18 @@ describe('README examples: continuations', () => {
       [5, false, 'a remote server'],
       [9, false, 'a remote server'],
     ]);
+  });
+
+  it('a node marker runs the block (and what continues it) on that Node major', () => {
+    const list = three('<!-- example: node 22 -->', '<!-- example: continues -->');
+    expect(list.map((e) => [e.line, e.run, e.node])).toEqual([
+      [1, true, undefined],
+      [5, false, '22'],
+      [9, true, '22'],
+    ]);
+    expect(() => fencedBlocks(md('<!-- example: node latest -->', '```ts', '```'))).toThrow(
+      /unknown example marker "node latest"/,
+    );
   });
 
   it('refuses a continuation with no TypeScript block before it', () => {
