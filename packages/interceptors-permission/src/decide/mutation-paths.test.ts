@@ -294,6 +294,23 @@ describe('shell operands', () => {
     expect(d.reason).toBe('the glob s* could match a path rule Read(./secrets/key) protects');
   });
 
+  it('a directory read recursively holds what is inside it; read plainly, it does not', async () => {
+    const rules = { ...CAT, deny: ['Read(./src/a.ts)', 'Read(**/.env)'] };
+    expect((await decideIn(rules, bash('cat src'))).behavior).toBe('allow');
+    const d = await decideIn(rules, bash('grep -r x src'));
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(
+      'src is a directory read recursively that holds paths rule Read(./src/a.ts) protects',
+    );
+    expect(d.trail).toContainEqual(
+      expect.objectContaining({ rule: 'Read(./src/a.ts)', note: 'directory operand src' }),
+    );
+    // A path that does not exist (a pathspec of history) may have held anything; a file holds
+    // nothing.
+    expect((await decideIn(rules, bash('grep -r x missing'))).behavior).toBe('ask');
+    expect((await decideIn(rules, bash('grep -r x README.md'))).behavior).toBe('allow');
+  });
+
   it('with no path rule at all, an operand not known before it runs needs no question', async () => {
     expect((await decideIn(CAT, bash('cat "$F"'))).behavior).toBe('allow');
     // With one, it may be the protected file.
