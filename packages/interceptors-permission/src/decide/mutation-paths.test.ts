@@ -252,6 +252,14 @@ describe("a tool's own path rules", () => {
     expect(denied.behavior).toBe('deny');
   });
 
+  it('of two own rules of the same kind, the first is the one named', async () => {
+    const d = await decideIn(
+      { deny: ['Copy(./secrets/**)', 'Copy(./secrets/key)'] },
+      copy('secrets/key'),
+    );
+    expect(d.decidedBy).toMatchObject({ rule: 'Copy(./secrets/**)' });
+  });
+
   it('of an equal own and family rule, the family rule is the one named', async () => {
     const d = await decideIn(
       { deny: ['Copy(./secrets/**)', 'Read(./secrets/**)'] },
