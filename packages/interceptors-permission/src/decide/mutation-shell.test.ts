@@ -266,6 +266,13 @@ describe('deny rules across global options', () => {
   });
 });
 
+describe('a deny rule on what a command runs', () => {
+  it("meets the program a git alias runs, though the command's own words do not", async () => {
+    const d = await decideIn({ deny: ['Bash(rm:*)'] }, "git -c alias.x='!rm -rf /' x");
+    expect(d.behavior).toBe('deny');
+  });
+});
+
 describe('the worst operand', () => {
   const rules = { deny: ['Read(./.env)'], ask: ['Read(./README.md)'] };
   it('an operand that may be a denied file outweighs one an ask rule names, and a grant', async () => {
@@ -306,6 +313,7 @@ describe('plan mode runs what only reads inside the working directories', () => 
     for (const line of [
       'cat ../*.ts',
       'cat src/../../*.ts',
+      'cat src/../*.ts',
       'cat /etc/*.conf',
       'cat /etc/hostname',
       'cat < /etc/hostname',
