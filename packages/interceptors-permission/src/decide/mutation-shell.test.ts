@@ -337,7 +337,13 @@ describe('the deny rules a command is checked against', () => {
     expect(d.trail.filter((e) => e.kind === 'rule')).toEqual([]);
     // A program without a model is matched by its words alone.
     const plain = await decideIn({ deny: ['Bash(frobnicate:*)'] }, 'frobnicate x');
-    expect(plain.behavior).toBe('deny');
+    expect(plain.reason).toBe(
+      'deny rule "Bash(frobnicate:*)" (options, deny[0]) matched "frobnicate x": it runs frobnicate x',
+    );
+    const maybe = await decideIn({ deny: ['Bash(frobnicate -rf:*)'] }, 'frobnicate $F /');
+    expect(maybe.reason).toBe(
+      'frobnicate $F / may match deny rule Bash(frobnicate -rf:*) (a word is not known before it runs)',
+    );
     const rm = await decideIn({ deny: ['Bash(rm:*)', 'Bash(curl:*)'] }, 'rm x');
     expect(
       rm.trail.filter((e) => e.kind === 'rule').map((e) => e.kind === 'rule' && e.rule),
