@@ -134,7 +134,14 @@ describe('redirections', () => {
     await policy.ready;
     expect((await policy.explain(bash(`> ${home}/x.txt`))).behavior).toBe('allow');
     expect((await decideIn({}, `> ${home}/x.txt`, { mode: 'acceptEdits' })).behavior).toBe('ask');
-    expect((await decideIn({}, 'echo x > o*.txt', { mode: 'acceptEdits' })).behavior).toBe('ask');
+    expect((await decideIn({}, '> o*.txt', { mode: 'acceptEdits' })).behavior).toBe('ask');
+    const cd = { allow: ['Bash(cd:*)'] };
+    expect((await decideIn(cd, 'cd src && > out.txt', { mode: 'acceptEdits' })).behavior).toBe(
+      'allow',
+    );
+    expect((await decideIn(cd, 'cd "$D" && > out.txt', { mode: 'acceptEdits' })).behavior).toBe(
+      'ask',
+    );
   });
 
   it('acceptEdits allows a write inside the working directories, and only there', async () => {
@@ -248,6 +255,12 @@ describe('what each part says', () => {
   it('a whole-tool allow names itself for each command', async () => {
     const d = await decideIn({ allow: ['Bash'] }, 'touch x');
     expect(d.reason).toBe('the whole tool is allowed');
+    expect(d.trail).toContainEqual({
+      kind: 'shell',
+      subject: 'touch x',
+      verdict: 'allow',
+      note: 'the whole tool is allowed',
+    });
   });
 });
 
