@@ -322,11 +322,24 @@ describe('plan mode runs what only reads inside the working directories', () => 
       expect(await inPlan(line), line).toBe('allow');
   });
 
+  it('a read inside any working directory', async () => {
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {},
+      mode: 'plan',
+      additionalDirectories: [home],
+    });
+    await policy.ready;
+    expect((await policy.explain(bash(`cat ${home}/x`))).behavior).toBe('allow');
+  });
+
   it('not reads outside them, of words not known, elevated, writing or connecting', async () => {
     for (const line of [
       'cat ../*.ts',
       'cat src/../../*.ts',
       'cat src/../*.ts',
+      'cd /tmp; cat x',
       'cat /etc/*.conf',
       'cat /etc/hostname',
       'cat < /etc/hostname',
