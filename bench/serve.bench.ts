@@ -17,6 +17,9 @@
  *   reading nothing: what the extra process hop costs by itself in this setting, a floor for any
  *   gateway process. Measured in a paired loop of its own after the others, so that the figures
  *   above are taken exactly as before.
+ * - **tracing on / off**: the gateway in process with an OpenTelemetry SDK recording every span
+ *   (registry, bridge, and `traceparent` sent to the server) against no OpenTelemetry at all,
+ *   alternating round by round; reported, no target.
  *
  * Every process is started once; the calls are what is timed.
  */
@@ -28,6 +31,10 @@ import { pathToFileURL } from 'node:url';
 import { buildGateway, loadConfig } from '@dsh-tools/cli';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { formatNs, reportRatio, runSuite } from './lib';
 
 const cliDir = dirname(createRequire(import.meta.url).resolve('@dsh-tools/cli/package.json'));
@@ -236,6 +243,41 @@ try {
     `paired, ${ROUNDS} rounds: median direct ${formatNs(pipeDirect)}, byte pass-through ${formatNs(pipe)}`,
   );
   reportRatio('byte pass-through (the hop alone) / direct (paired medians)', pipe / pipeDirect);
+
+  // Tracing on / off, for the gateway's own work in this process (registry → bridge → server):
+  // rounds alternate between no OpenTelemetry at all and an SDK recording every span (into a
+  // processor that drops them) with the async context manager and the W3C propagator, as an
+  // application that traces runs. The registry and the bridge read the global provider on every
+  // call, so switching it between rounds switches them.
+  const provider = new BasicTracerProvider({ spanProcessors: [new NoopSpanProcessor()] });
+  const manager = new AsyncLocalStorageContextManager();
+  const tracing = (on: boolean) => {
+    if (on) {
+      manager.enable();
+      context.setGlobalContextManager(manager);
+      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+      trace.setGlobalTracerProvider(provider);
+    } else {
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    }
+  };
+  const off: number[] = [];
+  const on: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const state of i % 2 === 0 ? [false, true] : [true, false]) {
+      tracing(state);
+      const start = process.hrtime.bigint();
+      await calls.inProcess();
+      (state ? on : off).push(Number(process.hrtime.bigint() - start));
+    }
+  }
+  tracing(false);
+  console.log(
+    `paired, ${ROUNDS} rounds: gateway in process, tracing off ${formatNs(median(off))}, on ${formatNs(median(on))}`,
+  );
+  reportRatio('gateway in process: tracing on / off (paired medians)', median(on) / median(off));
 } finally {
   await Promise.allSettled([
     direct.close(),
