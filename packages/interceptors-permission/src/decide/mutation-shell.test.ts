@@ -56,6 +56,18 @@ describe('a connection bash opens itself', () => {
     expect((await decideIn({}, TCP, { mode: 'bypassPermissions' })).behavior).toBe('allow');
   });
 
+  it('a deny on any of the network programs says so', async () => {
+    for (const program of ['curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'telnet']) {
+      const d = await decideIn({ deny: [`Bash(${program}:*)`] }, TCP);
+      expect(d.behavior, program).toBe('deny');
+    }
+  });
+
+  it('only a path that starts with /dev/tcp/ or /dev/udp/ is a connection', async () => {
+    const d = await decideIn({ allow: ['Bash(cat:*)'] }, 'cat < ./dev/tcp/h/1');
+    expect(d.behavior).toBe('allow');
+  });
+
   it('only deny rules say "no network": an allow or ask on a network program does not', async () => {
     for (const rules of [{ allow: ['Bash(curl:*)', 'WebFetch'] }, { ask: ['Bash(curl:*)'] }]) {
       const d = await decideIn(rules, TCP);
@@ -346,6 +358,11 @@ describe('plan mode runs what only reads inside the working directories', () => 
       'cat "$F"',
       'cd "$D"; cat x',
       'sudo cat x',
+      'doas cat x',
+      'chroot / cat x',
+      'su -c "cat x"',
+      'runuser -u u cat x',
+      'pkexec cat x',
       'ls > x',
       'cat < /dev/tcp/h/1',
       'touch x',
