@@ -334,6 +334,18 @@ describe('plan mode runs what only reads inside the working directories', () => 
       expect(await inPlan(line), line).toBe('allow');
   });
 
+  it('a glob with .. anywhere is not proven inside (it can climb out after the pattern)', async () => {
+    for (const line of [
+      'cat src/*/../../../../etc/hostname',
+      'cat src/*/../../../etc/*',
+      'cat s*/../../x',
+      'cat src/{a,b}/../../../y',
+    ])
+      expect(await inPlan(line), line).toBe('deny');
+    // Without a glob, .. is resolved and judged where it lands.
+    expect(await inPlan('cat src/../README.md')).toBe('allow');
+  });
+
   it('a read inside any working directory', async () => {
     const policy = permissionInterceptor({
       cwd: root,

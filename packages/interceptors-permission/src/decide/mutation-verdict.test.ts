@@ -100,8 +100,10 @@ describe('plan mode asks nothing', () => {
     expect(d.reason).toMatch(
       /^ask rule "Read\(\.\/README\.md\)" .* matched "file_path=README\.md"/,
     );
+    // Plan mode denies it, and says so (not "dontAsk").
+    expect(d.reason).toMatch(/; mode "plan" denies whatever would ask$/);
     expect(modeNotes(d)).toEqual([
-      { kind: 'mode', mode: 'plan', note: 'dontAsk denies what would ask' },
+      { kind: 'mode', mode: 'plan', note: 'plan denies what would ask' },
     ]);
   });
 });

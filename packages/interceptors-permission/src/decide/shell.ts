@@ -95,7 +95,9 @@ function provenReadOnly(trail: DecisionTrail, analysis: ShellAnalysis): boolean 
     // A glob stays inside when the directory before its first pattern character does.
     const glob = word.glob ? /[*?[{]/.exec(word.value) : null;
     const fixed = glob ? word.value.slice(0, glob.index).replace(/[^/]*$/, '') || '.' : word.value;
-    if (glob && fixed.split('/').includes('..')) return false;
+    // A `..` anywhere in a glob can climb out of what the directory before it holds
+    // (`src/*/../../../etc/x`): not proven inside.
+    if (glob && word.value.split('/').includes('..')) return false;
     return cwds.every((cwd) => {
       if (cwd === null) return false;
       const path = resolveLikeKernel(fixed, cwd, trail.policy.home);

@@ -67,9 +67,10 @@ export function finish(trail: DecisionTrail, parts: Part[], shell: boolean): Per
       { kind: 'mode', mode },
     );
   }
+  // Nobody is asked in dontAsk mode, nor while planning: what would ask is denied, by that mode.
   const deny = (reason: string, by: DecidedBy): PermissionDecision => {
-    trail.entries.push({ kind: 'mode', mode, note: 'dontAsk denies what would ask' });
-    return make('deny', `${reason}; mode "dontAsk" denies whatever would ask`, by);
+    trail.entries.push({ kind: 'mode', mode, note: `${mode} denies what would ask` });
+    return make('deny', `${reason}; mode "${mode}" denies whatever would ask`, by);
   };
   const ask = (reason: string, by: DecidedBy): PermissionDecision =>
     mode === 'dontAsk' || mode === 'plan' ? deny(reason, by) : make('ask', reason, by);
