@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Message, RawSession, resultText } from '../test/raw-mcp-http';
 import type { LoadedConfig } from './config';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveSharedGatewayHttp } from './http';
 import { type GatewayClient, GatewayIdentities, tokenSha256 } from './http-identities';
-import { type Message, RawSession, resultText } from './raw-mcp-http.test-helper';
 import { createElicitationApprovals } from './serve';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -93,7 +93,7 @@ const session = (name: string, capabilities: Record<string, unknown> = { elicita
   new RawSession(http.url, token(name)).open(capabilities);
 const list = async (s: RawSession) => {
   const response = await s.post({ jsonrpc: '2.0', id: 99, method: 'tools/list' });
-  for await (const m of (await import('./raw-mcp-http.test-helper')).messagesOf(response)) {
+  for await (const m of (await import('../test/raw-mcp-http')).messagesOf(response)) {
     return ((m.result?.tools ?? []) as { name: string }[]).map((t) => t.name);
   }
   return [];

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bareGateway } from './bare-gateway.test-helper';
+import { bareGateway } from '../test/bare-gateway';
 import { type HttpGateway, isLoopbackHost, serveGatewayHttp } from './http';
 
 const TOKEN = 'unit-token-0123456789abcdef';

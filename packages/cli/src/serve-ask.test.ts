@@ -2,10 +2,10 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Message, RawSession, resultText } from '../test/raw-mcp-http';
 import type { LoadedConfig } from './config';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
-import { type Message, RawSession, resultText } from './raw-mcp-http.test-helper';
 import { createElicitationApprovals } from './serve';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bareGateway } from './bare-gateway.test-helper';
+import { bareGateway } from '../test/bare-gateway';
 import { buildGateway, type Gateway } from './gateway';
 import { createElicitationApprovals, type ElicitationApprovals, serveGatewayStdio } from './serve';
 

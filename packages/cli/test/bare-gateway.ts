@@ -1,6 +1,6 @@
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
-import type { Gateway } from './gateway';
-import { TrailRecorder } from './policies';
+import type { Gateway } from '../src/gateway';
+import { TrailRecorder } from '../src/policies';
 
 /**
  * A gateway over a bare registry (no config, no servers, no policies), for tests of the layers
