@@ -129,6 +129,38 @@ describe('attachAudit: a line per call, with who, what, which rule and how it en
   });
 });
 
+describe('detach', () => {
+  it('removes the timing interceptor and the observer: no line is written afterwards', async () => {
+    const registry = createToolRegistry();
+    registry.register({
+      name: 'echo',
+      description: 'Echoes',
+      parameters: { type: 'object', properties: {} },
+      execute: () => [textContent('hi')],
+    });
+    let disposed = 0;
+    const counting = {
+      on: registry.on,
+      use: (...args: Parameters<typeof registry.use>) => {
+        const dispose = registry.use(...args);
+        return () => {
+          disposed++;
+          dispose();
+        };
+      },
+    } as Pick<typeof registry, 'use' | 'on'>;
+    const file = join(dir, `detach-${n++}.jsonl`);
+    const log = new AuditLog({ file, fsync: 'never' });
+    const audit = attachAudit(counting, { log });
+    await registry.execute({ callId: 'c1', name: 'echo', arguments: {} });
+    audit.detach();
+    await registry.execute({ callId: 'c2', name: 'echo', arguments: {} });
+    log.close();
+    expect(disposed).toBe(1);
+    expect(read(file).map((l) => l.callId)).toEqual(['c1']);
+  });
+});
+
 describe('redaction and digests', () => {
   it('redacts secrets by name and by look, cuts long strings, keeps the rest', () => {
     const redacted = redactArguments({

@@ -80,18 +80,13 @@ export function redactArguments(args: ToolArgs, extraKeys: readonly string[] = [
   return walk(args, 0);
 }
 
-/** Which layer decided a refused call, from its error code. */
-function decidedByCode(code: string | undefined): string {
-  switch (code) {
-    case 'UNKNOWN_TOOL':
-    case 'INVALID_ARGS':
-      return 'registry';
-    case 'SANDBOX_VIOLATION':
-      return 'sandbox';
-    default:
-      return 'policy';
-  }
-}
+/** The layer that refused a call, by the refusal's error code (any other code: the call ran). */
+const REFUSED_BY: Readonly<Record<string, string>> = {
+  UNKNOWN_TOOL: 'registry',
+  INVALID_ARGS: 'registry',
+  SANDBOX_VIOLATION: 'sandbox',
+  DENIED: 'policy',
+};
 
 /**
  * Writes one line per call to `log`: time, identity, tool, call id, the arguments' digest and
@@ -112,7 +107,7 @@ export function attachAudit(registry: Pick<ToolRegistry, 'use' | 'on'>, options:
     }
   };
 
-  registry.use(
+  const unuse = registry.use(
     (exec, next) => {
       started.set(exec.callId, performance.now());
       return next();
@@ -135,11 +130,8 @@ export function attachAudit(registry: Pick<ToolRegistry, 'use' | 'on'>, options:
           ...(verdict.answer ? { answer: verdict.answer } : {}),
           ...(verdict.answer === 'allow' ? { approvedBy: 'person' } : {}),
         }
-      : code === 'DENIED' ||
-          code === 'SANDBOX_VIOLATION' ||
-          code === 'INVALID_ARGS' ||
-          code === 'UNKNOWN_TOOL'
-        ? { layer: decidedByCode(code), behavior: 'deny' }
+      : code !== undefined && Object.hasOwn(REFUSED_BY, code)
+        ? { layer: REFUSED_BY[code], behavior: 'deny' }
         : { layer: 'none', behavior: 'allow' };
     try {
       options.log.append({
@@ -164,8 +156,9 @@ export function attachAudit(registry: Pick<ToolRegistry, 'use' | 'on'>, options:
     onPermissionDecision(exec: InterceptedExecution, decision: PermissionVerdict, answer?: string) {
       verdicts.set(exec.callId, { decision, ...(answer ? { answer } : {}) });
     },
-    /** Stops recording (the log stays open: close it yourself). */
+    /** Stops recording: the timing interceptor and the observer go (the log stays open). */
     detach() {
+      unuse();
       off();
     },
   };
