@@ -174,19 +174,21 @@ export function createInterceptorChain(): InterceptorChain {
       checked: boolean,
     ): ToolExecutionResult | Promise<ToolExecutionResult> => {
       const { exec, state } = hop;
+      // Set at dispatch when a tracer records the call; the chain only adds events to it.
+      const { span } = state;
       let sent: Promise<ToolExecutionResult> | undefined;
       let rewrite: Rewrite | undefined;
       const guarded: InterceptorNext = (changed) => {
         if (changed === undefined || changed === exec) {
-          if (state.span) traceHop(state.span, name, 'passed');
+          if (span) traceHop(span, name, 'passed');
           sent = checked ? next(hop) : next();
         } else {
-          if (state.span) traceHop(state.span, name, 'rewrote');
+          if (span) traceHop(span, name, 'rewrote');
           rewrite = new Rewrite(changed, hop, name);
           sent = next(rewrite);
         }
         // Traced only: what the inside answered, to tell passing it on from replacing it.
-        if (state.span) {
+        if (span) {
           promiseThen.call(
             sent,
             (value: ToolExecutionResult) => {
@@ -207,10 +209,9 @@ export function createInterceptorChain(): InterceptorChain {
       } catch (error) {
         if (pending) settledIn(pending, name);
         if (rewrite) rewrite.abandoned = true;
-        if (state.span) traceHop(state.span, name, 'threw');
+        if (span) traceHop(span, name, 'threw');
         return thrown(error, hop);
       }
-      const { span } = state;
       // `return next()`: the result is the inner one, already the registry's. The common case.
       if (returned === sent && sent !== undefined) {
         if (pending) {
