@@ -14,7 +14,7 @@ import type { Calls } from './execute';
 // name a tool's execution (`execute_tool <tool>`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
 // `error.type`). Only `@opentelemetry/api` is imported: with no SDK registered, its tracer hands
 // out a non-recording span and this module does nothing else, so a registry nobody traces pays one
-// `startSpan` per call (measured in `bench/registry.bench.ts`).
+// `startSpan` per call (measured in `bench/tracing.bench.ts`).
 
 /**
  * The tracer a registry writes to: `provider`'s, or the global provider's as it is now (an SDK
@@ -41,7 +41,7 @@ function tracerFor(provider: TracerProvider | undefined): () => Tracer {
 /** What the interceptor chain writes on a traced call's span: one event per interceptor. */
 export type TraceEvent = 'passed' | 'rewrote' | 'vetoed' | 'answered' | 'threw';
 
-/** Names and attributes a finished call's span, then ends it. */
+/** Names and attributes a finished call's span (its caller ends it). */
 function finish(span: Span, result: ToolExecutionResult, exec: ToolExecution): void {
   span.updateName(`execute_tool ${exec.name}`);
   span.setAttributes({
