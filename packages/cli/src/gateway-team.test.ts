@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -12,8 +11,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadedIn, tempDir } from '../test/helpers';
 import { verifyAuditFiles } from './audit-verify';
-import type { LoadedConfig } from './config';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveSharedGatewayHttp } from './http';
 import { type GatewayClient, tokenSha256 } from './http-identities';
@@ -34,20 +33,15 @@ const CLIENTS: GatewayClient[] = [
 ];
 
 const exporter = new InMemorySpanExporter();
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-team-')));
+const dir = tempDir('dsh-team-');
 writeFileSync(join(dir, 'a.txt'), 'a');
 writeFileSync(join(dir, '.env'), 'SECRET=1');
-const loaded: LoadedConfig = {
-  config: {
-    mcpServers: { echo: { command: process.execPath, args: [ECHO_SERVER] } },
-    exampleTools: { writable: false },
-    permissions: { allow: ['read_file', 'mcp__echo__meta'], deny: ['Read(./.env)'] },
-    audit: { file: 'audit.jsonl', fsync: 'never' },
-  },
-  file: join(dir, 'dsh-tools.json'),
-  baseDir: dir,
-  warnings: [],
-};
+const loaded = loadedIn(dir, {
+  mcpServers: { echo: { command: process.execPath, args: [ECHO_SERVER] } },
+  exampleTools: { writable: false },
+  permissions: { allow: ['read_file', 'mcp__echo__meta'], deny: ['Read(./.env)'] },
+  audit: { file: 'audit.jsonl', fsync: 'never' },
+});
 
 let gateway: Gateway;
 let http: HttpGateway;

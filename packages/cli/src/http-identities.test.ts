@@ -1,10 +1,9 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadedIn, tempDir } from '../test/helpers';
 import { type Message, RawSession, resultText } from '../test/raw-mcp-http';
-import type { LoadedConfig } from './config';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveSharedGatewayHttp } from './http';
 import { type GatewayClient, GatewayIdentities, tokenSha256 } from './http-identities';
@@ -59,18 +58,13 @@ describe('GatewayIdentities', () => {
   });
 });
 
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-identities-')));
+const dir = tempDir('dsh-identities-');
 writeFileSync(join(dir, 'a.txt'), 'a');
-const loaded: LoadedConfig = {
-  config: {
-    mcpServers: {},
-    exampleTools: { writable: false },
-    permissions: { ask: ['list_dir'], allow: ['read_file'] },
-  },
-  file: join(dir, 'dsh-tools.json'),
-  baseDir: dir,
-  warnings: [],
-};
+const loaded = loadedIn(dir, {
+  mcpServers: {},
+  exampleTools: { writable: false },
+  permissions: { ask: ['list_dir'], allow: ['read_file'] },
+});
 
 let gateway: Gateway;
 let http: HttpGateway;

@@ -1,9 +1,8 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadedIn, tempDir } from '../test/helpers';
 import { type Message, RawSession, resultText } from '../test/raw-mcp-http';
-import type { LoadedConfig } from './config';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
 import { createElicitationApprovals } from './serve';
@@ -11,18 +10,13 @@ import { createElicitationApprovals } from './serve';
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const TOKEN = 'ask-token-0123456789abcdef';
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-serve-ask-')));
+const dir = tempDir('dsh-serve-ask-');
 writeFileSync(join(dir, 'a.txt'), 'a');
-const loaded: LoadedConfig = {
-  config: {
-    mcpServers: {},
-    exampleTools: { writable: false },
-    permissions: { ask: ['list_dir'], allow: ['read_file'] },
-  },
-  file: join(dir, 'dsh-tools.json'),
-  baseDir: dir,
-  warnings: [],
-};
+const loaded = loadedIn(dir, {
+  mcpServers: {},
+  exampleTools: { writable: false },
+  permissions: { ask: ['list_dir'], allow: ['read_file'] },
+});
 
 let gateway: Gateway;
 let http: HttpGateway;

@@ -1,13 +1,12 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LoadedConfig } from './config';
+import { loadedIn, tempDir } from '../test/helpers';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
 import { UNTRUSTED_ANNOTATIONS_META } from './serve';
@@ -24,20 +23,15 @@ const FILESYSTEM = join(
   'index.js',
 );
 const TOKEN = 'tools-token-0123456789abcdef';
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-serve-tools-')));
+const dir = tempDir('dsh-serve-tools-');
 writeFileSync(join(dir, 'hello.txt'), 'hello');
 
-const loaded: LoadedConfig = {
-  config: {
-    mcpServers: {
-      structured: { command: process.execPath, args: [STRUCTURED] },
-      fs: { command: process.execPath, args: [FILESYSTEM, dir], trust: true },
-    },
+const loaded = loadedIn(dir, {
+  mcpServers: {
+    structured: { command: process.execPath, args: [STRUCTURED] },
+    fs: { command: process.execPath, args: [FILESYSTEM, dir], trust: true },
   },
-  file: join(dir, 'dsh-tools.json'),
-  baseDir: dir,
-  warnings: [],
-};
+});
 
 let gateway: Gateway;
 let http: HttpGateway;

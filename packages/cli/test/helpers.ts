@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, realpathSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DshToolsConfig, LoadedConfig } from '../src/config';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = join(here, '..');
@@ -40,6 +41,14 @@ export function assertBuilt(): void {
 /** A fresh temporary directory (real path: macOS-style /tmp links would confuse path checks). */
 export function tempDir(prefix = 'dsh-cli-'): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/**
+ * `config` as `loadConfig` would give it for a `dsh-tools.json` in `dir` (relative paths resolve
+ * there), without writing the file: for tests that build a gateway in process.
+ */
+export function loadedIn(dir: string, config: DshToolsConfig): LoadedConfig {
+  return { config, file: join(dir, 'dsh-tools.json'), baseDir: dir, warnings: [] };
 }
 
 /** Writes `config` as JSON to `dsh-tools.json` (or `name`) in `dir`; returns its path. */
