@@ -150,6 +150,29 @@ describe('crashes', () => {
     expect(await verifyAuditFiles([file])).toMatchObject({ ok: false, broken: { line: 4 } });
   });
 
+  it('a last line or a partial one longer than the first window read still resumes the chain', async () => {
+    const file = fresh();
+    const log = new AuditLog({ file, fsync: 'never' });
+    log.append({ kind: 'call', tool: 'small' });
+    // Many keys, each under the per-string cut: 1.2 MB in one line.
+    log.append({
+      kind: 'call',
+      args: Object.fromEntries(Array.from({ length: 12000 }, (_, i) => [`k${i}`, 'x'.repeat(100)])),
+    });
+    log.close();
+    const again = new AuditLog({ file, fsync: 'never' });
+    expect(again.append({ kind: 'call', tool: 'after' }).seq).toBe(2);
+    again.close();
+    expect(await verifyAuditFiles([file])).toMatchObject({ ok: true, lines: 3 });
+    // A crash left 1.5 MiB of a line: a recovery line names it, the chain goes on (seq 3).
+    appendFileSync(file, `{"seq":3,"pad":"${'y'.repeat(1536 * 1024)}`);
+    const third = new AuditLog({ file, fsync: 'never' });
+    third.close();
+    const last = JSON.parse(lines(file).at(-1) as string);
+    expect(last).toMatchObject({ kind: 'recovery', seq: 3, tornBytes: 1536 * 1024 + 16 });
+    expect(await verifyAuditFiles([file])).toMatchObject({ ok: true, lines: 4 });
+  });
+
   it('kill -9 while writing as fast as it can loses no line it wrote and the chain holds', async () => {
     const file = fresh();
     const module = fileURLToPath(new URL('./audit-log.ts', import.meta.url));

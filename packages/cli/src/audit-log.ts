@@ -53,19 +53,27 @@ export interface AuditLine {
   readonly [field: string]: unknown;
 }
 
-/** The last complete line of a file and what follows it, read from the end (at most 1 MiB). */
+/**
+ * The last complete line of a file and what follows it (a partial line a crash left), read from
+ * the end in a window that doubles until it holds the line's start: a line may be any length (a
+ * call's arguments are cut per string, not in total), and a long one must neither stop the trail
+ * from being reopened nor be mistaken for no line at all.
+ */
 function readTail(fd: number, size: number): { last?: string; torn?: Buffer } {
-  const length = Math.min(size, 1024 * 1024);
-  const buffer = Buffer.alloc(length);
-  readSync(fd, buffer, 0, length, size - length);
-  const end = buffer.lastIndexOf(0x0a);
-  if (end < 0) return length === size ? { torn: buffer } : {};
-  const torn = end === length - 1 ? undefined : buffer.subarray(end + 1);
-  const start = buffer.lastIndexOf(0x0a, end - 1) + 1;
-  if (start === 0 && length < size) {
-    throw new Error('its last line is longer than 1 MiB, which no line of an audit trail is');
+  for (let length = Math.min(size, 64 * 1024); ; length = Math.min(size, length * 2)) {
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const whole = length === size;
+    const end = buffer.lastIndexOf(0x0a);
+    if (end < 0) {
+      if (whole) return { torn: buffer };
+      continue;
+    }
+    const start = buffer.lastIndexOf(0x0a, end - 1) + 1;
+    if (start === 0 && !whole) continue;
+    const torn = end === length - 1 ? undefined : buffer.subarray(end + 1);
+    return { last: buffer.subarray(start, end).toString('utf8'), ...(torn ? { torn } : {}) };
   }
-  return { last: buffer.subarray(start, end).toString('utf8'), ...(torn ? { torn } : {}) };
 }
 
 /**
