@@ -32,6 +32,8 @@ interface Parsed {
   readonly tornHash?: unknown;
 }
 
+const NOT_OURS = 'not a line of the audit trail (changed, or written by something else)';
+
 function parse(text: string): Parsed | undefined {
   try {
     const value: unknown = JSON.parse(text);
@@ -77,30 +79,27 @@ export async function verifyAuditFiles(files: readonly string[]): Promise<AuditV
         const line = parse(text);
         const chained =
           line !== undefined && typeof line.prev === 'string' && typeof line.seq === 'number';
+        if (!chained) {
+          // Not a line of the chain: a crash's partial line only if a recovery line names it next.
+          if (torn) return broken(file, torn.line, NOT_OURS);
+          if (text === '') return broken(file, number, 'an empty line');
+          torn = { text, line: number };
+          continue;
+        }
         if (torn) {
           const bytes = Buffer.byteLength(torn.text);
           if (
-            !chained ||
             line.kind !== 'recovery' ||
             line.tornHash !== lineHash(torn.text) ||
             line.tornBytes !== bytes
           ) {
-            return broken(
-              file,
-              torn.line,
-              'not a line of the audit trail (changed, or written by something else)',
-            );
+            return broken(file, torn.line, NOT_OURS);
           }
           notes.push(
             `${file}:${torn.line}: a partial line (${bytes} bytes) left by a crash while writing; the recovery line after it names it.`,
           );
           torn = undefined;
-        } else if (!chained) {
-          if (text === '' && number > 0) return broken(file, number, 'an empty line');
-          torn = { text, line: number };
-          continue;
         }
-        if (!chained) continue;
         if (first && line.kind === 'rotate') {
           const previous = files[index - 1];
           if (previous === undefined) {
@@ -139,7 +138,7 @@ export async function verifyAuditFiles(files: readonly string[]): Promise<AuditV
       input.close();
     }
     if (torn) {
-      if (index < files.length - 1) return broken(file, torn.line, 'not a line of the audit trail');
+      if (index < files.length - 1) return broken(file, torn.line, NOT_OURS);
       notes.push(
         `${file}:${torn.line}: its last line is partial (a crash while writing it); every line before it verifies. The next writer adds a recovery line.`,
       );
