@@ -38,7 +38,7 @@ export function pathMatches(
   path: ResolvedPath,
   purpose: RuleBehavior,
 ): boolean {
-  const patterns = patternsOf(rule, trail.policy.home);
+  const patterns = patternsOf(rule, trail.policy.home, trail.policy.cwd);
   // An allow must hold where the kernel really goes; a deny or ask also catches the name used.
   return patterns.some((p) => p.test(path.real) || (purpose !== 'allow' && p.test(path.lexical)));
 }
@@ -78,7 +78,9 @@ export function judgePath(
       };
     else allow = { severity: 'allow', subject, rule, reason: `${access} ${path.real}` };
   }
-  if (withAllow && !ask) {
+  // A grant outranks an ask rule (it is a person's answer to that question, and the asking rule
+  // is what a grant covers by default), as it does for shell commands; never a deny rule.
+  if (withAllow) {
     for (const g of trail.grants) {
       if (!isPathFamily(g.rule.tool) || g.rule.specifier === undefined || !family(g.rule.tool))
         continue;
@@ -303,7 +305,14 @@ export function pathParts(
         }
       }
       const family = judgePath(trail, hint.access, path, subject, true);
-      let part = own && RANK[own.severity] > RANK[family.severity] ? own : family;
+      // The tool's own rule decides when it outranks the family's part, and its allow decides a
+      // path no family rule covers (an allow is ranked below `none`, which only means "no rule").
+      let part =
+        own &&
+        (RANK[own.severity] > RANK[family.severity] ||
+          (own.severity === 'allow' && family.severity === 'none'))
+          ? own
+          : family;
       // A directory given to a reader may be read with everything inside it (a search tool): the
       // paths rules protect inside it make it ask, unless the tool leaves out what the call's
       // exclusion covers (its hint says `honoursExclude`), which then carries the deny rules.

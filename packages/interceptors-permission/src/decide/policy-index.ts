@@ -6,8 +6,21 @@ import type { ParsedRule } from './rules';
 
 /** Compiled path patterns per rule: a rule is compiled once, however many calls it judges. */
 const patternCache = new WeakMap<ParsedRule, PathPattern[]>();
-/** The path patterns of a rule's specifier, compiled on first use. */
-export const patternsOf = (rule: ParsedRule, home: string): PathPattern[] => {
+/** A grant's patterns, with the directory they were resolved against. */
+const grantCache = new WeakMap<ParsedRule, { readonly cwd: string; readonly p: PathPattern[] }>();
+/**
+ * The path patterns of a rule's specifier, compiled on first use. A rule without a root is a
+ * grant's (it comes from no settings file): given `cwd`, its `./x`, `x/y` and `/x` resolve there,
+ * as for a rule given in options; without one they stay relative and match no absolute path.
+ */
+export const patternsOf = (rule: ParsedRule, home: string, cwd?: string): PathPattern[] => {
+  if (rule.root === '' && cwd !== undefined) {
+    const known = grantCache.get(rule);
+    if (known?.cwd === cwd) return known.p;
+    const p = compilePathSpec(rule.specifier ?? '**', cwd, cwd, home);
+    grantCache.set(rule, { cwd, p });
+    return p;
+  }
   let p = patternCache.get(rule);
   if (p === undefined) {
     p = compilePathSpec(rule.specifier ?? '**', rule.root, rule.settingsDir, home);

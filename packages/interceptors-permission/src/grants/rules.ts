@@ -5,7 +5,11 @@ import type { PermissionDecision, PermissionGrant } from '../types';
 import { ruleText } from './approval';
 import type { GrantBook } from './book';
 
-/** A grant read as the allow rule it stands for, its origin naming the grant. */
+/**
+ * A grant read as the allow rule it stands for, its origin naming the grant. It comes from no
+ * settings file, so it has no root: its relative paths resolve against the policy's `cwd` when
+ * matched (see `patternsOf`), like a rule given in options.
+ */
 export const grantOrigin = (g: PermissionGrant): ParsedRule =>
   parseRule(g.rule, 'allow', { list: 'allow', index: 0, source: `grant ${g.id}` }, '', '');
 
