@@ -177,6 +177,8 @@ describe('isInside, parentOf, pathShapeProblem', () => {
     expect(isInside('/ws', '/ws')).toBe(true);
     expect(isInside('/ws/x', '/ws')).toBe(true);
     expect(isInside('/ws-other/x', '/ws')).toBe(false);
+    expect(isInside('/ws/x', '/ws/')).toBe(true);
+    expect(isInside('/ws-other', '/ws/')).toBe(false);
     expect(parentOf('/a/b')).toBe('/a');
     expect(parentOf('/a')).toBe('/');
     expect(parentOf('/')).toBe('/');

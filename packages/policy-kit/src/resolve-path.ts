@@ -81,11 +81,11 @@ export const parentOf = (path: string): string => {
 };
 
 /**
- * Whether `path` is `root` or lies below it, both absolute and normalised. `/` holds every path;
- * a sibling that shares a prefix (`/ab` for `/a`) is not inside.
+ * Whether `path` is `root` or lies below it, both absolute and normalised (`root` may end in
+ * `/`). `/` holds every path; a sibling that shares a prefix (`/ab` for `/a`) is not inside.
  */
 export const isInside = (path: string, root: string): boolean =>
-  root === '/' || path === root || path.startsWith(`${root}/`);
+  root === '/' || path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
 
 /** Normalises `path` against the absolute `base` by its text alone: `.` dropped, `..` folded. */
 export function lexicalAbsolute(path: string, base: string): string {
