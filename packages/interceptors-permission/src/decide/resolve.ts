@@ -1,6 +1,6 @@
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isAbsolute, join, posix, resolve, sep } from 'node:path';
+import { isAbsolute, join, posix, resolve } from 'node:path';
+import { resolvePath } from '@dsh-tools/policy-kit';
 import type Picomatch from 'picomatch';
 import { isDescriptorPath, unaliasProc } from '../shell/proc-alias';
 
@@ -26,148 +26,27 @@ export interface ResolvedPath {
 export const expandHome = (path: string, home: string): string =>
   path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
 
-const realOrNull = (path: string): string | null => {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return null;
-  }
-};
-
 /**
- * Resolves a path as the kernel would: relative to `cwd`, walking components in order so that
- * `link/..` leaves the symlink's target (not the link's directory), and for a path that does not
- * exist, resolving the deepest existing ancestor and re-appending the rest.
+ * Resolves a path as the kernel would for the command, through the policy kit's `resolvePath`:
+ * relative to `cwd`, walking components in order so that `link/..` leaves the symlink's target
+ * (not the link's directory), following a dangling link to the target a write would create (as
+ * the sandbox does: one path, one verdict in both layers), and reading `/proc/self/cwd` and its
+ * kin as the command's directory rather than this process's. Throws the kit's
+ * `PathResolutionError` on a link loop or an unreadable directory: the caller denies (fail closed).
  */
 export function resolveLikeKernel(path: string, cwd: string, home: string): ResolvedPath {
   const expanded = expandHome(path, home);
   const lexical = resolve(cwd, expanded);
-  const absolute = isAbsolute(expanded);
   // No file name holds a NUL byte; the kernel refuses such a path, so there is nothing to follow.
   if (expanded.includes('\u0000') || isDescriptorPath(lexical)) return { lexical, real: lexical };
-  const full = absolute ? expanded : `${cwd}/${expanded}`;
-  // /proc/self/cwd and friends are the command's, not this process's: walked by hand.
-  if (full.includes('/proc/')) {
-    const real = kernelWalk(full, realCwd(cwd) ?? resolve(cwd));
-    return { lexical: unaliasProc(lexical, cwd), real };
-  }
-  // Fast path: an existing path is resolved by realpath(3), which walks the unfolded string
-  // exactly as the kernel does. stat first: a throw per missing path costs more than the syscall.
-  if (statSync(full, { throwIfNoEntry: false }) !== undefined) {
-    const whole = realOrNull(full);
-    // A result in this process's directory that the command's is not may have come through a
-    // symlink to /proc/self/cwd: walked by hand.
-    if (whole !== null && !(throughHostCwd(whole, cwd) && !isInside(lexical, hostCwd())))
-      return { lexical, real: whole };
-    if (whole !== null) return { lexical, real: kernelWalk(full, realCwd(cwd) ?? resolve(cwd)) };
-  }
-  let current = absolute ? '/' : (realCwd(cwd) ?? resolve(cwd));
-  let exists = true;
-  for (const part of expanded.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = posix.dirname(current);
-      continue;
-    }
-    const next = current === '/' ? `/${part}` : `${current}/${part}`;
-    if (exists) {
-      const st = lstatSync(next, { throwIfNoEntry: false });
-      if (st === undefined) exists = false;
-      else if (st.isSymbolicLink()) {
-        const real = realOrNull(next);
-        // A dangling link: where it points does not exist yet; keep its name.
-        if (real !== null) {
-          current = real;
-          continue;
-        }
-        exists = false;
-      }
-    }
-    current = next;
-  }
-  if (throughHostCwd(current, cwd) && !isInside(lexical, hostCwd()))
-    return { lexical, real: kernelWalk(full, realCwd(cwd) ?? resolve(cwd)) };
-  return { lexical, real: current };
+  const opener = resolve(cwd);
+  const real = resolvePath(expanded, { cwd: opener, mode: 'real', processCwd: opener });
+  const full = isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`;
+  return { lexical: full.includes('/proc/') ? unaliasProc(lexical, cwd) : lexical, real };
 }
 
-let host: string | undefined;
-/** This process's working directory, resolved (what /proc/self/cwd means here). */
-const hostCwd = (): string => {
-  host ??= realOrNull(process.cwd()) ?? process.cwd();
-  return host;
-};
-
-/** Whether a resolved path lies in this process's directory while the command runs elsewhere. */
-const throughHostCwd = (real: string, cwd: string): boolean => {
-  const mine = hostCwd();
-  const theirs = realCwd(cwd) ?? cwd;
-  return mine !== theirs && isInside(real, mine) && !isInside(real, theirs);
-};
-
-/**
- * Resolves an absolute path component by component with readlink, as the kernel walks it, except
- * that `/proc/<self|thread-self|pid>/[task/<tid>/]cwd` is `cwd` and `…/root` is `/`: the command's
- * directory and root, not this process's. A path that does not exist keeps its remaining names.
- */
-function kernelWalk(start: string, cwd: string): string {
-  let pending = start.split('/');
-  let current = '/';
-  let exists = true;
-  let hops = 0;
-  while (pending.length > 0) {
-    const part = pending.shift() as string;
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      current = posix.dirname(current);
-      continue;
-    }
-    if (current === '/proc' && /^(self|thread-self|[0-9]+)$/.test(part)) {
-      const skip = pending[0] === 'task' && /^[0-9]+$/.test(pending[1] ?? '') ? 2 : 0;
-      const link = pending[skip];
-      if (link === 'cwd' || link === 'root') {
-        pending = pending.slice(skip + 1);
-        current = link === 'cwd' ? cwd : '/';
-        continue;
-      }
-    }
-    const next = current === '/' ? `/${part}` : `${current}/${part}`;
-    if (exists) {
-      const st = lstatSync(next, { throwIfNoEntry: false });
-      if (st === undefined) exists = false;
-      else if (st.isSymbolicLink() && hops++ < 40) {
-        let target: string;
-        try {
-          target = readlinkSync(next);
-        } catch {
-          target = '';
-        }
-        if (target !== '') {
-          pending = [...target.split('/'), ...pending];
-          if (target.startsWith('/')) current = '/';
-          continue;
-        }
-      }
-    }
-    current = next;
-  }
-  return current;
-}
-
-let lastCwd:
-  | { readonly cwd: string; readonly real: string | null; readonly at: number }
-  | undefined;
-/** realpath of the working directory, reused for a moment (one decision resolves many operands). */
-const realCwd = (cwd: string): string | null => {
-  const now = Date.now();
-  if (lastCwd?.cwd === cwd && now - lastCwd.at < 1000) return lastCwd.real;
-  const real = realOrNull(cwd);
-  lastCwd = { cwd, real, at: now };
-  return real;
-};
-
-/** Whether `path` is `dir` or inside it. */
-export const isInside = (path: string, dir: string): boolean =>
-  path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+// Containment is the policy kit's: `/` holds every path, `/ab` is not inside `/a`.
+export { isInside } from '@dsh-tools/policy-kit';
 
 const GLOB_CHARS = /[*?[\]{}!]/;
 
