@@ -1,10 +1,10 @@
+import { quoteValue } from '@dsh-tools/policy-kit';
 import {
   type ApprovalDecision,
   errorResult,
   type InterceptedExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { quoteValue } from './config';
 import { denial, describeHook, type HookRun } from './hook-runs';
 import type { Settings } from './options';
 

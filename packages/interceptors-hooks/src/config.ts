@@ -1,3 +1,4 @@
+import { isRecord, quoteValue } from '@dsh-tools/policy-kit';
 import { compileMatcher, type ToolMatcher } from './matcher';
 import type { HookErrorPolicy, HookEvent, HookIdentity } from './types';
 
@@ -19,27 +20,6 @@ export interface ResolvedHooks {
   readonly PreToolUse: readonly ResolvedHook[];
   readonly PostToolUse: readonly ResolvedHook[];
 }
-
-/** A short JSON rendering of a bad value for an error message (never throws). */
-export const quoteValue = (value: unknown, max = 200): string => {
-  let text: string;
-  try {
-    text =
-      value === undefined
-        ? 'undefined'
-        : typeof value === 'function'
-          ? 'a function'
-          : typeof value === 'bigint'
-            ? `${value}n`
-            : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = Array.isArray(value) ? 'an unreadable array' : `an unreadable ${typeof value}`;
-  }
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-};
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const HOOK_SHAPE =
   '{ "type": "command", "command": "<shell command>", "timeout"?: <seconds>, "onError"?: "block" | "allow" }';

@@ -1,9 +1,10 @@
+import { quoteValue } from '@dsh-tools/policy-kit';
 import {
   errorResult,
   type InterceptedExecution,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { quoteValue, type ResolvedHook } from './config';
+import type { ResolvedHook } from './config';
 import { effectiveDecision } from './merge';
 import type { Settings } from './options';
 import { type HookOutcome, interpretHookRun } from './output';

@@ -1,10 +1,11 @@
+import { quoteValue } from '@dsh-tools/policy-kit';
 import {
   errorResult,
   type InterceptedExecution,
   type Interceptor,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { quoteValue, type ResolvedHook } from './config';
+import type { ResolvedHook } from './config';
 import { contextEntries, createHookRunner, dedupe } from './hook-runs';
 import { readOptions } from './options';
 import { runPostToolUse } from './post-tool-use';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { resolve as resolvePath } from 'node:path';
+import { quoteValue } from '@dsh-tools/policy-kit';
 import type { Approver } from '@dsh-tools/protocol';
-import { quoteValue, type ResolvedHooks, resolveHooksOption } from './config';
+import { type ResolvedHooks, resolveHooksOption } from './config';
 import type { HookRunRecord, HooksInterceptorOptions } from './types';
 
 /** Default cap on each of a hook's stdout and stderr. */

@@ -1,3 +1,4 @@
+import { isRecord } from '@dsh-tools/policy-kit';
 import type { RawHookRun } from './run-hook';
 import type { HookEvent, HookRunStatus } from './types';
 
@@ -17,9 +18,6 @@ export interface HookOutcome {
   /** Plain stdout of a successful run that printed no JSON. */
   readonly plainOutput?: string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The last `max` characters of a stream, for a message. */
 export const tail = (text: string, max = 500): string => {
