@@ -1,6 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import {
+  claudeCodeSettingsFiles,
+  readSettingsFile,
+  SettingsFileError,
+} from '@dsh-tools/policy-kit';
 import { expandHome } from './decide/resolve';
 import { PermissionRuleError, parseRuleSets } from './decide/rules';
 import { PERMISSION_MODES, type PermissionMode, type PermissionRuleSet } from './types';
@@ -50,54 +54,31 @@ const LABEL = {
  * every file apply together (a deny anywhere beats an allow anywhere), the most specific file's
  * `defaultMode` wins (local > project > user), directories add up. Each rule keeps its file, so a
  * trail says which file a rule came from. A missing file is skipped; an unreadable one, malformed
- * JSON or a malformed rule throws, naming the file.
+ * JSON or a malformed rule throws, naming the file. The files are found and read by the policy
+ * kit, as the hooks interceptor's are: a relative path given here is the project's, a path that is
+ * not a file or a file over 4 MiB is refused, a byte-order mark is skipped.
  */
 export async function loadClaudeSettings(
   options: ClaudeSettingsOptions = {},
 ): Promise<ClaudeSettings> {
   const projectDir = resolve(options.projectDir ?? process.cwd());
   const home = options.home ?? homedir();
-  const sources: { scope: ClaudeSettingsFile['scope']; file: string }[] = [
-    { scope: 'user', file: options.userSettings ?? join(home, '.claude', 'settings.json') },
-    {
-      scope: 'project',
-      file: options.projectSettings ?? join(projectDir, '.claude', 'settings.json'),
-    },
-    {
-      scope: 'local',
-      file: options.localSettings ?? join(projectDir, '.claude', 'settings.local.json'),
-    },
-  ];
+  const sources = claudeCodeSettingsFiles({
+    projectDir,
+    home,
+    ...(options.userSettings !== undefined && { user: options.userSettings }),
+    ...(options.projectSettings !== undefined && { project: options.projectSettings }),
+    ...(options.localSettings !== undefined && { local: options.localSettings }),
+  });
   const rules: PermissionRuleSet[] = [];
   const additionalDirectories: string[] = [];
   const files: ClaudeSettingsFile[] = [];
   let mode: PermissionMode | undefined;
   for (const { scope, file } of sources) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        files.push({ scope, file, found: false });
-        continue;
-      }
-      throw new PermissionRuleError(
-        `Claude Code ${LABEL[scope]} ${file} cannot be read: ${(error as Error).message}`,
-      );
-    }
-    files.push({ scope, file, found: true });
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
-      throw new PermissionRuleError(
-        `Claude Code ${LABEL[scope]} ${file} is not valid JSON: ${(error as Error).message}`,
-      );
-    }
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-      throw new PermissionRuleError(`Claude Code ${LABEL[scope]} ${file} is not a JSON object.`);
-    }
-    const permissions = (data as Record<string, unknown>).permissions;
+    const data = await readSettings(scope, file);
+    files.push({ scope, file, found: data !== undefined });
+    if (data === undefined) continue;
+    const permissions = data.permissions;
     if (permissions === undefined) continue;
     if (permissions === null || typeof permissions !== 'object' || Array.isArray(permissions)) {
       throw new PermissionRuleError(
@@ -139,4 +120,31 @@ export async function loadClaudeSettings(
     }
   }
   return { rules, ...(mode !== undefined && { mode }), additionalDirectories, files };
+}
+
+/**
+ * One settings file through the policy kit's reader (missing: `undefined`; not a file, over the
+ * size limit, unreadable, not JSON or not an object: refused), its refusal as a
+ * `PermissionRuleError` naming the file.
+ */
+async function readSettings(
+  scope: ClaudeSettingsFile['scope'],
+  file: string,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await readSettingsFile(file);
+  } catch (error) {
+    if (!(error instanceof SettingsFileError)) throw error;
+    const named = `Claude Code ${LABEL[scope]} ${file}`;
+    const detail = error.detail;
+    throw new PermissionRuleError(
+      error.problem === 'unreadable'
+        ? `${named} cannot be read: ${detail}`
+        : error.problem === 'not-json'
+          ? `${named} is not valid JSON: ${detail}`
+          : error.problem === 'not-an-object'
+            ? `${named} is not a JSON object.`
+            : `${named} ${error.reason}`,
+    );
+  }
 }

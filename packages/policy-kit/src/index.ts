@@ -12,4 +12,14 @@ export {
   type ResolvePathOptions,
   resolvePath,
 } from './resolve-path';
+export {
+  claudeCodeSettingsFiles,
+  MAX_SETTINGS_BYTES,
+  readSettingsFile,
+  type SettingsFile,
+  SettingsFileError,
+  type SettingsLocations,
+  type SettingsProblem,
+  type SettingsScope,
+} from './settings';
 export { isRecord, quoteValue } from './values';
