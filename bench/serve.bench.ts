@@ -5,8 +5,10 @@
  * - **through serve (stdio)**: the SDK client calls `mcp__notes__get_note` on `dsh-tools serve`,
  *   which validates the call, runs it through its registry and the bridge, and calls the same
  *   kind of server over stdio. Target: at most 1.3x direct.
- * - **through serve (HTTP)**: the same over Streamable HTTP (a 2025 session, bearer token),
- *   for the record.
+ * - **through serve (HTTP)**: the same over Streamable HTTP (a 2025 session, bearer token).
+ * - **direct HTTP**: the same client straight to an SDK server of the same `get_note` over
+ *   Streamable HTTP (a 2025 session, as the SDK documents a sessionful server). Target: through
+ *   serve over HTTP at most 2x this. Both HTTP processes' CPU per call is reported too.
  * - **gateway in process**: `registry.execute` of the bridged tool in this process, the gateway's
  *   work without the client→gateway hop, to say where the difference goes.
  * - **SDK forwarder**: the same two hops with nothing of ours: the SDK's `Server` on stdio whose
@@ -74,6 +76,36 @@ serveStdio(() => {
 process.stdin.once('end', () => process.exit(0));
 `,
 );
+// The notes tool on the SDK's own Streamable HTTP server, sessionful (one transport per session).
+const NOTES_HTTP = join(dir, 'notes-http.mjs');
+writeFileSync(
+  NOTES_HTTP,
+  `import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { McpServer, WebStandardStreamableHTTPServerTransport } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/server'))};
+import { toNodeHandler } from ${JSON.stringify(sdkUrl('@modelcontextprotocol/node'))};
+import { z } from ${JSON.stringify(sdkUrl('zod'))};
+const sessions = new Map();
+const handler = toNodeHandler({
+  fetch: async (request) => {
+    const id = request.headers.get('mcp-session-id');
+    if (id) return sessions.get(id)?.handleRequest(request) ?? new Response('no session', { status: 404 });
+    const server = new McpServer({ name: 'notes-http', version: '0.0.0' });
+    server.registerTool('get_note', { description: 'A note by its id', inputSchema: z.object({ id: z.number().int() }) },
+      async ({ id }) => ({ content: [{ type: 'text', text: '#' + id + ' Welcome [dsh-tools]' }] }));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sid) => sessions.set(sid, transport),
+    });
+    await server.connect(transport);
+    return transport.handleRequest(request);
+  },
+});
+const http = createServer((req, res) => void handler(req, res));
+http.listen(0, '127.0.0.1', () => process.stderr.write('on http://127.0.0.1:' + http.address().port + '/mcp\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`,
+);
 const PASS_THROUGH = join(dir, 'pass-through.mjs');
 writeFileSync(
   PASS_THROUGH,
@@ -117,35 +149,56 @@ await viaPipe.connect(
   new StdioClientTransport({ command: process.execPath, args: [PASS_THROUGH], stderr: 'ignore' }),
 );
 
-// The HTTP gateway is a child process too; its address comes on stderr.
+// The HTTP servers are child processes too; each says its address on stderr.
 const { spawn } = await import('node:child_process');
-const httpChild = spawn(
-  process.execPath,
+const listening = async (args: string[], env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${text}`)), 30_000);
+    child.stderr.on('data', (d) => {
+      text += d;
+      const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${text}`)));
+  });
+  return { child, url };
+};
+const httpGateway = await listening(
   [CLI, 'serve', '--config', configFile, '--http', '127.0.0.1:0'],
   {
-    env: { ...process.env, DSH_TOOLS_TOKEN: TOKEN },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    DSH_TOOLS_TOKEN: TOKEN,
   },
 );
-const url = await new Promise<string>((resolve, reject) => {
-  let text = '';
-  const timer = setTimeout(() => reject(new Error(`serve --http did not start: ${text}`)), 30_000);
-  httpChild.stderr.on('data', (d) => {
-    text += d;
-    const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text);
-    if (match?.[1]) {
-      clearTimeout(timer);
-      resolve(match[1]);
-    }
-  });
-  httpChild.once('exit', (code) => reject(new Error(`serve --http exited with ${code}: ${text}`)));
-});
+const httpChild = httpGateway.child;
 const viaHttp = new Client({ name: 'bench-serve-http', version: '0.0.0' });
 await viaHttp.connect(
-  new StreamableHTTPClientTransport(new URL(url), {
+  new StreamableHTTPClientTransport(new URL(httpGateway.url), {
     requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
   }),
 );
+const notesHttp = await listening([NOTES_HTTP]);
+const directHttp = new Client({ name: 'bench-direct-http', version: '0.0.0' });
+await directHttp.connect(new StreamableHTTPClientTransport(new URL(notesHttp.url)));
+
+/** A child's CPU time so far, µs (Linux's /proc; `undefined` elsewhere). */
+const { readFileSync } = await import('node:fs');
+const cpuOf = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 const gateway = await buildGateway(await loadConfig(configFile));
 let id = 0;
@@ -163,6 +216,8 @@ const calls = {
       'serve http',
       await viaHttp.callTool({ name: 'mcp__notes__get_note', arguments: { id: 1 } }),
     ),
+  directHttp: async () =>
+    succeeded('direct http', await directHttp.callTool({ name: 'get_note', arguments: { id: 1 } })),
   sdk: async () =>
     succeeded('sdk forwarder', await viaSdk.callTool({ name: 'get_note', arguments: { id: 1 } })),
   pipe: async () =>
@@ -204,6 +259,7 @@ try {
     direct: [],
     stdio: [],
     http: [],
+    directHttp: [],
     sdk: [],
     inProcess: [],
     pipe: [],
@@ -233,6 +289,32 @@ try {
   reportRatio('gateway in process / direct (paired medians)', m.inProcess / m.direct);
   reportRatio('SDK forwarder (nothing of ours) / direct (paired medians)', m.sdk / m.direct);
   reportRatio('through serve (stdio) / SDK forwarder (paired medians)', m.stdio / m.sdk);
+
+  // Over HTTP: through serve against the same client straight to an SDK HTTP server, paired, with
+  // each server process's CPU per call over the same rounds (from /proc, where there is one).
+  for (let i = 0; i < 300; i++) await calls.directHttp();
+  const cpuBefore = [cpuOf(httpChild.pid), cpuOf(notesHttp.child.pid)];
+  await paired(['directHttp', 'http']);
+  const cpuAfter = [cpuOf(httpChild.pid), cpuOf(notesHttp.child.pid)];
+  const httpDirect = median(times.directHttp);
+  const httpServe = median(times.http);
+  console.log(
+    `paired, ${ROUNDS} rounds: median direct HTTP ${formatNs(httpDirect)}, through serve --http ${formatNs(httpServe)}`,
+  );
+  reportRatio('through serve --http / direct HTTP (paired medians)', httpServe / httpDirect, 2);
+  const perCall = (k: number) => {
+    const before = cpuBefore[k];
+    const after = cpuAfter[k];
+    return before === undefined || after === undefined ? undefined : (after - before) / ROUNDS;
+  };
+  const serveCpu = perCall(0);
+  const directCpu = perCall(1);
+  if (serveCpu !== undefined && directCpu !== undefined) {
+    console.log(
+      `CPU per call (10 ms ticks over ${ROUNDS} calls each): serve --http ${formatNs(serveCpu * 1000)} (its upstream call over stdio included), SDK HTTP server ${formatNs(directCpu * 1000)}`,
+    );
+    reportRatio('serve --http CPU per call / SDK HTTP server CPU per call', serveCpu / directCpu);
+  }
 
   // The pass-through took no part in the tinybench runs above: warmed here as those were.
   for (let i = 0; i < 300; i++) await calls.pipe();
@@ -283,9 +365,11 @@ try {
     direct.close(),
     viaStdio.close(),
     viaHttp.close(),
+    directHttp.close(),
     viaSdk.close(),
     viaPipe.close(),
     gateway.close(),
   ]);
   httpChild.kill('SIGTERM');
+  notesHttp.child.kill('SIGTERM');
 }

@@ -5,23 +5,35 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { isIP } from 'node:net';
-import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
   isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
-  originValidationResponse,
   type Server,
+  validateHostHeader,
+  validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
+import { isWellFormedHost, isWellFormedOrigin, refuse } from './http-guards';
 import { type GatewayClient, GatewayIdentities, tokenSha256 } from './http-identities';
+import {
+  batchRefusal,
+  batchVersion,
+  leanEligible,
+  parseBody,
+  readBody,
+  replayRequest,
+  sseSink,
+} from './http-lean';
 import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
+import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
 
+export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
 export {
   type ClientMode,
   type GatewayClient,
@@ -108,35 +120,6 @@ function jsonRpcError(
   );
 }
 
-// RFC 9110's Host: a bracketed IPv6 literal, or an IPv4 address or registered name of letters,
-// digits, dots and hyphens; then an optional port. Nothing else (userinfo, a path, a bare IPv6
-// address, spaces, control characters) is a host a client meant.
-const HOST_HEADER = /^(?:\[([0-9A-Fa-f:.]{2,45})\]|([A-Za-z0-9.-]{1,253}))(?::(\d{1,5}))?$/;
-const ORIGIN_HEADER = /^https?:\/\/(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253})(?::\d{1,5})?$/;
-
-/** Whether a `Host` header is well-formed (whether it is allowed is checked after). */
-export function isWellFormedHost(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const match = HOST_HEADER.exec(value);
-  if (!match) return false;
-  if (match[1] !== undefined && isIP(match[1]) !== 6) return false;
-  return match[3] === undefined || Number(match[3]) <= 65_535;
-}
-
-/** Whether an `Origin` header is a well-formed `http(s)://host[:port]` (or absent). */
-export function isWellFormedOrigin(value: string | undefined): boolean {
-  if (value === undefined) return true;
-  if (!ORIGIN_HEADER.test(value)) return false;
-  const port = /:(\d+)$/.exec(value.replace(/^https?:\/\//, ''))?.[1];
-  return port === undefined || Number(port) <= 65_535;
-}
-
-/** A refusal written before the request reaches the MCP handler. */
-function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
-}
-
 /**
  * Serves the gateway over Streamable HTTP, with the guards a network endpoint needs:
  *
@@ -212,6 +195,8 @@ async function serve(
 
   interface Session {
     readonly transport: WebStandardStreamableHTTPServerTransport;
+    /** The server's side of `transport`, which takes plain `tools/call`s on the lean path. */
+    readonly lean: LeanTransport;
     readonly server: Server;
     /** The client that opened it: only its token reaches it. */
     readonly identity: string;
@@ -233,7 +218,12 @@ async function serve(
     session.timer.unref();
   };
 
-  const legacy = async (request: Request, authInfo: AuthInfo): Promise<Response> => {
+  const legacy = async (
+    request: Request,
+    authInfo: AuthInfo,
+    parsedBody: unknown,
+  ): Promise<Response> => {
+    const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = sessions.get(id);
@@ -244,7 +234,7 @@ async function serve(
           'Session not found: it ended or expired, or another client opened it. Initialize a new session.',
         );
       touch(id, session);
-      return session.transport.handleRequest(request, { authInfo });
+      return session.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
       return jsonRpcError(
@@ -268,6 +258,7 @@ async function serve(
         onsessioninitialized: (sessionId) => {
           const session: Session = {
             transport,
+            lean,
             server,
             identity: authInfo.clientId,
             timer: undefined,
@@ -277,9 +268,18 @@ async function serve(
         },
         onsessionclosed: (sessionId) => dropSession(sessionId),
       });
-      transport.onerror = onError;
-      await server.connect(transport);
-      const response = await transport.handleRequest(request, { authInfo });
+      const identity = authInfo.clientId;
+      const lean = leanToolCalls(transport, {
+        server: () =>
+          server.transport !== undefined && server.getClientCapabilities() !== undefined
+            ? server
+            : undefined,
+        callTool: (s, id, name, args, signal) => made.callTool(s, id, name, args, signal, identity),
+        handOver: made.handOver,
+      });
+      lean.onerror = onError;
+      await server.connect(lean);
+      const response = await transport.handleRequest(request, options);
       // Not an initialize request: no session was made, so nothing must stay behind.
       if (transport.sessionId === undefined) await server.close().catch(() => {});
       return response;
@@ -288,31 +288,17 @@ async function serve(
     }
   };
 
+  // Reached only by requests the Node handler below has checked; who is calling comes from there
+  // (never from a header a client could set).
   const fetchHandler = {
-    fetch: async (request: Request): Promise<Response> => {
-      if (new URL(request.url).pathname !== path) {
-        return jsonRpcError(404, `Not found: the MCP endpoint is ${path}.`);
-      }
-      const rejected =
-        hostHeaderValidationResponse(request, allowedHostnames) ??
-        originValidationResponse(request, allowedOriginHostnames);
-      if (rejected) return rejected;
-      const auth = request.headers.get('authorization') ?? '';
-      const client = identities.identify(auth);
-      if (!client) {
-        return jsonRpcError(
-          401,
-          auth === ''
-            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with, or your client\'s own).'
-            : "Wrong bearer token: send the token dsh-tools serve was started with, or your client's own from the gateway's config.",
-          { 'www-authenticate': 'Bearer realm="dsh-tools"' },
-        );
-      }
-      // Handlers read who is calling from here (never from a header a client could set).
-      const authInfo: AuthInfo = { token: '', clientId: client.name, scopes: [] };
-      return (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes }))
-        ? legacy(request, authInfo)
-        : modern.fetch(request, { authInfo });
+    fetch: async (request: Request, options?: McpHandlerRequestOptions): Promise<Response> => {
+      const authInfo = options?.authInfo;
+      if (authInfo === undefined) throw new Error('serveGatewayHttp: a request without identity');
+      const parsedBody = options?.parsedBody;
+      const legacyEra = await isLegacyRequest(request, parsedBody, {
+        maxRequestBodySize: maxBodyBytes,
+      });
+      return legacyEra ? legacy(request, authInfo, parsedBody) : modern.fetch(request, options);
     },
   };
   const nodeHandler = toNodeHandler(fetchHandler, {
@@ -320,7 +306,38 @@ async function serve(
     onerror: onError,
   });
 
-  const httpServer: HttpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+  /** Who is calling, or the refusal a request gets before it reaches MCP (path, Host, Origin, token). */
+  const admit = (
+    req: IncomingMessage,
+  ): AuthInfo | { status: number; message: string; headers?: Record<string, string> } => {
+    let pathname: string;
+    try {
+      pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
+    } catch {
+      pathname = '';
+    }
+    if (pathname !== path)
+      return { status: 404, message: `Not found: the MCP endpoint is ${path}.` };
+    const host = validateHostHeader(req.headers.host, allowedHostnames);
+    if (!host.ok) return { status: 403, message: host.message };
+    const origin = validateOriginHeader(req.headers.origin, allowedOriginHostnames);
+    if (!origin.ok) return { status: 403, message: origin.message };
+    const auth = req.headers.authorization ?? '';
+    const client = identities.identify(auth);
+    if (!client) {
+      return {
+        status: 401,
+        message:
+          auth === ''
+            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with, or your client\'s own).'
+            : "Wrong bearer token: send the token dsh-tools serve was started with, or your client's own from the gateway's config.",
+        headers: { 'www-authenticate': 'Bearer realm="dsh-tools"' },
+      };
+    }
+    return { token: '', clientId: client.name, scopes: [] };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Malformed Host and Origin headers are refused here, as the client's error: the request URL
     // is built from Host, and one like "127.0.0.1@attacker.com" must never reach a URL parser.
     if (!isWellFormedHost(req.headers.host)) {
@@ -345,7 +362,46 @@ async function serve(
       req.resume();
       return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
     }
-    nodeHandler(req as NodeIncomingMessageLike, res).catch((error: unknown) => {
+    const admitted = admit(req);
+    if ('status' in admitted) {
+      req.resume();
+      return refuse(res, admitted.status, admitted.message, admitted.headers ?? {});
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return nodeHandler(replayRequest(req, undefined, admitted), res);
+    }
+    const body = await readBody(req, maxBodyBytes);
+    if (body === undefined) {
+      return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
+    }
+    const parsed = parseBody(body);
+    const sessionId = req.headers['mcp-session-id'];
+    const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const session = found?.identity === admitted.clientId ? found : undefined;
+    if (Array.isArray(parsed)) {
+      const refused = batchRefusal(batchVersion(req, session?.lean));
+      if (refused) return refuse(res, 400, refused, {}, -32600);
+    }
+    if (session && typeof sessionId === 'string' && leanEligible(req, parsed)) {
+      const sink = sseSink(res, sessionId);
+      if (session.lean.takeCall(parsed, sink)) {
+        sink.arm();
+        touch(sessionId, session);
+        const { id } = parsed as { id: string | number };
+        res.once('close', () => {
+          if (!res.writableEnded) {
+            session.lean.abandon(id, "The client closed the call's HTTP response stream.");
+          }
+        });
+        return;
+      }
+    }
+    return nodeHandler(replayRequest(req, body, admitted), res, parsed);
+  };
+
+  const httpServer: HttpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => {
       onError(error instanceof Error ? error : new Error(String(error)));
       if (!res.headersSent) res.writeHead(500);
       res.end();

@@ -61,6 +61,17 @@ function nextCallId(requestId: RequestId): string {
 
 let serverCounter = 0;
 
+/** The answer to a call of a tool the client's allowlist leaves out. */
+const notAvailable = (name: string, identity: string | undefined) => ({
+  content: [
+    {
+      type: 'text' as const,
+      text: `Error: Tool ${JSON.stringify(name)} is not available to client "${identity}": it is not in that client's "tools" list in the gateway's config. Use one of the tools tools/list shows, or ask the gateway's operator to add it.`,
+    },
+  ],
+  isError: true,
+});
+
 /** What a 2026-07-28 client carries between the rounds of one call (sealed by the gateway). */
 interface AskState {
   /** The tool and arguments the state belongs to (a digest). */
@@ -177,10 +188,7 @@ export function createGatewayServerFactory(
       const { name } = request.params;
       const args = request.params.arguments ?? {};
       const identity = identityOf(ctx);
-      if (allows && !allows(identity, name)) {
-        const text = `Error: Tool ${JSON.stringify(name)} is not available to client "${identity}": it is not in that client's "tools" list in the gateway's config. Use one of the tools tools/list shows, or ask the gateway's operator to add it.`;
-        return { content: [{ type: 'text', text }], isError: true };
-      }
+      if (allows && !allows(identity, name)) return notAvailable(name, identity);
       let round: AskRound | undefined;
       let digest = '';
       if (approvals && ctx.mcpReq.envelope !== undefined) {
@@ -244,18 +252,33 @@ export function createGatewayServerFactory(
     }
   }
 
-  const callTool: GatewayServerFactory['callTool'] = async (server, id, name, args, signal) => {
+  const callTool: GatewayServerFactory['callTool'] = async (
+    server,
+    id,
+    name,
+    args,
+    signal,
+    identity,
+  ) => {
     const { registry, tools } = ready ?? (await opening);
+    if (allows && !allows(identity, name)) return notAvailable(name, identity);
     const callId = nextCallId(id);
     // What ctx.mcpReq.elicitInput does for the SDK path, on this call's stream.
     const untrack = approvals?.track(callId, {
       server,
       scope: scopeOf(server),
+      ...(identity !== undefined ? { identity } : {}),
       elicitInput: (params, opts) => server.elicitInput(params, { ...opts, relatedRequestId: id }),
     });
     try {
-      let result = await inServerSpan(name, undefined, undefined, () =>
-        registry.execute({ callId, name, arguments: args, signal }),
+      let result = await inServerSpan(name, undefined, identity, () =>
+        registry.execute({
+          callId,
+          name,
+          arguments: args,
+          signal,
+          ...(identity !== undefined ? { identity } : {}),
+        } as ToolExecution),
       );
       if (approvals) result = approvals.settle(callId, result);
       return server.projectCallToolResult(tools.toCallResult(name, result), undefined);

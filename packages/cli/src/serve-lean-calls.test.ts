@@ -237,3 +237,147 @@ describe('leanToolCalls', () => {
     }
   });
 });
+
+/** A call's own stream, as the HTTP side hands one to `takeCall`. */
+function fakeSink() {
+  const written: JSONRPCMessage[] = [];
+  let ended = 0;
+  let open = true;
+  return {
+    written,
+    ended: () => ended,
+    close: () => {
+      open = false;
+    },
+    sink: {
+      write: (message: JSONRPCMessage) => {
+        if (!open) return false;
+        written.push(message);
+        return true;
+      },
+      end: () => {
+        ended++;
+        open = false;
+      },
+    },
+  };
+}
+
+describe('leanToolCalls: a call taken with its own stream (HTTP)', () => {
+  it('writes the answer to the call’s stream, not the wire, and ends it', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    expect(t.lean.takeCall(call(3, { name: 'echo', arguments: { a: 1 } }), s.sink)).toBe(true);
+    t.calls[0]?.finish(text('done'));
+    await settle();
+    expect(t.sent).toEqual([]);
+    expect(t.delivered).toEqual([]);
+    expect(JSON.stringify(s.written)).toBe(
+      '[{"result":{"content":[{"type":"text","text":"done"}],"isError":false},"jsonrpc":"2.0","id":3}]',
+    );
+    expect(s.ended()).toBe(1);
+  });
+
+  it('sends what the server says about the call (a question, then the SDK’s answer) on its stream', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    t.lean.takeCall(call('c', { name: 'echo', arguments: {} }), s.sink);
+    // A question the call asks, related to it: on the call's stream. Another request's: the wire.
+    const question = { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} } as const;
+    await t.lean.send(question as JSONRPCMessage, { relatedRequestId: 'c' });
+    await t.lean.send(question as JSONRPCMessage, { relatedRequestId: 'other' });
+    expect(s.written).toEqual([question]);
+    expect(t.sent).toEqual([question]);
+    // A result outside the plain shape is handed to the SDK, whose response lands on the stream.
+    t.calls[0]?.finish({ content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] });
+    await settle();
+    expect(t.handedOver.map((h) => h.id)).toEqual(['c']);
+    expect(t.delivered).toHaveLength(1);
+    await t.lean.send({ jsonrpc: '2.0', id: 'c', result: { content: [] } });
+    expect(s.written).toHaveLength(2);
+    expect(s.ended()).toBe(1);
+    expect(t.sent).toEqual([question]);
+  });
+
+  it('refuses (does nothing with) what the lean path does not take', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    expect(t.lean.takeCall({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, s.sink)).toBe(false);
+    expect(t.lean.takeCall([call(1, { name: 'echo' })], s.sink)).toBe(false);
+    expect(t.lean.takeCall(call(1, { name: 'echo', _meta: {} }), s.sink)).toBe(false);
+    expect(t.lean.takeCall('text', s.sink)).toBe(false);
+    // The same id twice while the first runs: the second goes to the SDK, which answers it.
+    expect(t.lean.takeCall(call(2, { name: 'echo' }), s.sink)).toBe(true);
+    expect(t.lean.takeCall(call(2, { name: 'echo' }), fakeSink().sink)).toBe(false);
+    t.receive(call(5, { name: 'echo' }));
+    expect(t.lean.takeCall(call(5, { name: 'echo' }), fakeSink().sink)).toBe(false);
+    expect(t.calls.map((c) => c.id)).toEqual([2, 5]);
+    const before = await setUp(null);
+    expect(before.lean.takeCall(call(1, { name: 'echo' }), fakeSink().sink)).toBe(false);
+    expect(before.calls).toEqual([]);
+  });
+
+  it('abandon aborts the call, ends its stream, and its late answer goes nowhere', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    t.lean.takeCall(call(9, { name: 'wait' }), s.sink);
+    t.lean.abandon(9, 'the client left');
+    expect(t.calls[0]?.signal.aborted).toBe(true);
+    expect(t.calls[0]?.signal.reason).toBe('the client left');
+    expect(s.ended()).toBe(1);
+    t.calls[0]?.finish(text('late'));
+    await settle();
+    expect(s.written).toEqual([]);
+    expect(t.sent).toEqual([]);
+    // Abandoning a call that is not running does nothing.
+    t.lean.abandon(9, 'again');
+    t.lean.abandon('never', 'x');
+    expect(s.ended()).toBe(1);
+  });
+
+  it('a notifications/cancelled for the call ends its stream unanswered', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    t.lean.takeCall(call(4, { name: 'wait' }), s.sink);
+    t.receive({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } });
+    expect(t.calls[0]?.signal.aborted).toBe(true);
+    t.calls[0]?.finish(text('late'));
+    await settle();
+    expect(s.written).toEqual([]);
+    expect(s.ended()).toBe(1);
+  });
+
+  it('a question to a stream the client closed fails (the approver then denies), not the wire', async () => {
+    const t = await setUp();
+    const s = fakeSink();
+    t.lean.takeCall(call(6, { name: 'echo' }), s.sink);
+    s.close();
+    await expect(
+      t.lean.send(
+        { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: {} },
+        {
+          relatedRequestId: 6,
+        },
+      ),
+    ).rejects.toThrow(/closed the stream/);
+    expect(t.sent).toEqual([]);
+  });
+
+  it('ends every open stream when the connection closes', async () => {
+    const t = await setUp();
+    const a = fakeSink();
+    const b = fakeSink();
+    t.lean.takeCall(call(1, { name: 'wait' }), a.sink);
+    t.lean.takeCall(call(2, { name: 'wait' }), b.sink);
+    await t.wire.close();
+    expect([a.ended(), b.ended()]).toEqual([1, 1]);
+    expect(t.calls.every((c) => c.signal.aborted)).toBe(true);
+  });
+
+  it('remembers the protocol version the connection negotiated', async () => {
+    const t = await setUp();
+    expect(t.lean.protocolVersion).toBeUndefined();
+    t.lean.setProtocolVersion?.('2025-06-18');
+    expect(t.lean.protocolVersion).toBe('2025-06-18');
+  });
+});

@@ -20,16 +20,45 @@ export interface LeanCallRoute {
    * a 2025-era connection past its `initialize`. `undefined` sends every message to the SDK.
    */
   server(): Server | undefined;
-  /** Runs one call as the SDK `tools/call` handler would, and projects its result for the wire. */
+  /**
+   * Runs one call as the SDK `tools/call` handler would, and projects its result for the wire.
+   * `identity` is the client the connection was authenticated as (HTTP), if any.
+   */
   callTool(
     server: Server,
     id: RequestId,
     name: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    identity?: string,
   ): Promise<CallToolResult>;
   /** Has `server`'s `tools/call` handler answer request `id` with `outcome` instead of running it. */
   handOver(server: Server, id: RequestId, outcome: LeanOutcome): void;
+}
+
+/**
+ * Where the messages of one call taken off an HTTP request go (its own response stream): the
+ * call's server-to-client requests and notifications, then its response, after which it ends.
+ */
+export interface LeanCallSink {
+  /** Writes one message of the call; `false` once the stream is gone (the client left). */
+  write(message: JSONRPCMessage): boolean;
+  /** Ends the stream (after the response, or when the connection closes). */
+  end(): void;
+}
+
+/** A wrapped wire that can also be handed a `tools/call` read elsewhere (see {@link leanToolCalls}). */
+export interface LeanTransport extends Transport {
+  /**
+   * Runs `message` on the lean path with `sink` as its stream, when it is a `tools/call` the lean
+   * path takes and the connection is past its handshake. `false` (nothing done) otherwise: the
+   * caller gives the message to the SDK as it came.
+   */
+  takeCall(message: unknown, sink: LeanCallSink): boolean;
+  /** Aborts the call of request `id` taken with {@link takeCall} (its client went away). */
+  abandon(id: RequestId, reason: string): void;
+  /** The protocol version the connection negotiated in its `initialize`, once it has. */
+  readonly protocolVersion: string | undefined;
 }
 
 /** A `tools/call` in the one shape the lean path takes. */
@@ -53,7 +82,7 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
  * schema's own shape and nothing more (no `_meta`, no task, no other key). Anything else takes the
  * SDK path, so a malformed or unusual request gets exactly the answer it got before.
  */
-function isLeanRequest(message: JSONRPCMessage): message is JSONRPCMessage & LeanRequest {
+function isLeanRequest(message: unknown): message is JSONRPCMessage & LeanRequest {
   const m = message as Partial<Record<string, unknown>>;
   if (m.method !== 'tools/call' || m.jsonrpc !== '2.0' || !isRequestId(m.id)) return false;
   for (const key in m) if (!REQUEST_KEYS.has(key)) return false;
@@ -103,17 +132,31 @@ function plainTextResult(result: CallToolResult): CallToolResult | undefined {
 }
 
 /**
- * Wraps the stdio wire of `dsh-tools serve` so that a 2025-era `tools/call` skips the SDK
+ * Wraps the wire of `dsh-tools serve` (stdio, or one HTTP session's transport) so that a 2025-era
+ * `tools/call` skips the SDK
  * server's per-request machinery (request and result schemas, context, AbortController), which
  * made a call through the gateway cost about twice a direct one. Such a call runs through
  * `route.callTool` and its text result is written as the SDK would write it; every other message,
  * and every call or result outside the plain shapes above, goes to the SDK server unchanged (a
  * finished call's result is handed over to it with the request, so the SDK validates and encodes
  * it). A `notifications/cancelled` aborts a lean call of that id, and is passed on as well.
+ *
+ * Over HTTP the wire never sees such a call: `takeCall` is handed it with the call's own response
+ * stream, and everything the server sends about the call (a question with its `relatedRequestId`,
+ * the response) is written there.
  */
-export function leanToolCalls(wire: Transport, route: LeanCallRoute): Transport {
+export function leanToolCalls(wire: Transport, route: LeanCallRoute): LeanTransport {
   const running = new Map<RequestId, AbortController>();
-  const lean: Transport = {
+  // Calls taken with their own stream: what the SDK server sends about them goes there, not to
+  // the wire (whose HTTP transport knows no stream for a request it never read).
+  const sinks = new Map<RequestId, LeanCallSink>();
+  let negotiated: string | undefined;
+  const toSink = (message: JSONRPCMessage, options?: TransportSendOptions) => {
+    const m = message as { id?: RequestId; method?: unknown };
+    const id = m.method === undefined && m.id !== undefined ? m.id : options?.relatedRequestId;
+    return id === undefined ? undefined : sinks.get(id);
+  };
+  const lean: LeanTransport = {
     async start() {
       wire.onmessage = receive;
       wire.onerror = (error) => lean.onerror?.(error);
@@ -122,13 +165,51 @@ export function leanToolCalls(wire: Transport, route: LeanCallRoute): Transport 
         const closed = new Error('Connection closed');
         for (const controller of running.values()) controller.abort(closed);
         running.clear();
+        for (const sink of sinks.values()) sink.end();
+        sinks.clear();
         lean.onclose?.();
       };
       await wire.start();
     },
-    send: (message: JSONRPCMessage, options?: TransportSendOptions) => wire.send(message, options),
+    send: async (message: JSONRPCMessage, options?: TransportSendOptions) => {
+      const sink = toSink(message, options);
+      if (!sink) return wire.send(message, options);
+      const m = message as { id?: RequestId; method?: unknown };
+      if (m.method === undefined && m.id !== undefined) {
+        // The call's response: its stream is done.
+        sinks.delete(m.id);
+        sink.write(message);
+        sink.end();
+        return;
+      }
+      if (!sink.write(message)) {
+        throw new Error('the client closed the stream of the call this message belongs to');
+      }
+    },
     close: () => wire.close(),
-    setProtocolVersion: (version: string) => wire.setProtocolVersion?.(version),
+    setProtocolVersion: (version: string) => {
+      negotiated = version;
+      wire.setProtocolVersion?.(version);
+    },
+    get protocolVersion() {
+      return negotiated;
+    },
+    takeCall(message, sink) {
+      const server = route.server();
+      if (!server || !isLeanRequest(message) || sinks.has(message.id) || running.has(message.id)) {
+        return false;
+      }
+      sinks.set(message.id, sink);
+      void run(server, message);
+      return true;
+    },
+    abandon(id, reason) {
+      const sink = sinks.get(id);
+      if (!sink) return;
+      sinks.delete(id);
+      running.get(id)?.abort(reason);
+      sink.end();
+    },
   };
 
   const deliver = (message: JSONRPCMessage, extra?: MessageExtraInfo) =>
@@ -154,11 +235,16 @@ export function leanToolCalls(wire: Transport, route: LeanCallRoute): Transport 
     } finally {
       if (running.get(id) === controller) running.delete(id);
     }
-    // A cancelled request is not answered (the SDK's rule too).
-    if (controller.signal.aborted) return;
+    // A cancelled request is not answered (the SDK's rule too); a stream of its own just ends.
+    if (controller.signal.aborted) {
+      const sink = sinks.get(id);
+      sinks.delete(id);
+      sink?.end();
+      return;
+    }
     const plain = outcome.result && plainTextResult(outcome.result);
     if (plain) {
-      await wire
+      await lean
         .send({ result: plain, jsonrpc: '2.0', id })
         .catch((error) => lean.onerror?.(new Error(`Failed to send response: ${error}`)));
       return;
