@@ -1,4 +1,5 @@
 export { collectPathArgs, MAX_PATHS_PER_CALL, type PathArg } from './path-hints';
+export { type ParsedGlob, parsePlainGlob, plainGlobRegExp } from './plain-glob';
 export {
   isInside,
   lexicalAbsolute,
