@@ -1,6 +1,6 @@
 import { judgeTestWords } from './models/builtins';
 import { effectsOf } from './models/model';
-import type { ShellNode } from './parser';
+import { parseShell, type ShellNode } from './parser';
 import { evalWord, type ShellWord, syntheticWord } from './words';
 
 /** Source text of a node, cut to 40 characters for messages. */
@@ -100,10 +100,59 @@ export function expansionEffects(
     }
   }
   for (const c of node.children) {
-    if (c.type !== 'word') continue;
-    for (const m of src.slice(c.start, c.end).matchAll(/`([^`]*)`/g)) scripts.push(m[1] as string);
+    if (c.type === 'word') {
+      for (const m of src.slice(c.start, c.end).matchAll(/`([^`]*)`/g))
+        scripts.push(m[1] as string);
+    } else if (c.named && c.children.length === 0 && c.type !== 'variable_name') {
+      // A pattern or replacement (`${x#…}`, `${x/…/…}`, `${x^^…}`) the parser leaves as text.
+      unparsedEffects(src.slice(c.start, c.end), text, problems, scripts);
+    }
   }
   return { problems, scripts };
+}
+
+/**
+ * Bash expands the text of a pattern inside `${…}` as a word: `${x#$(rm …)}` runs `rm`, and so
+ * does `${x#<(rm …)}`, even inside double quotes. The text
+ * is parsed as a word of its own (`: TEXT`); what it runs becomes scripts to judge, and what it
+ * evaluates (arithmetic, another expansion's effects) or what does not parse, problems.
+ */
+function unparsedEffects(
+  pattern: string,
+  text: string,
+  problems: string[],
+  scripts: string[],
+): void {
+  if (!/[$`]|[<>]\(/.test(pattern)) return;
+  const parsed = parseShell(`: ${pattern}`);
+  if ('error' in parsed) {
+    problems.push(`${text} holds a pattern that could not be read (${parsed.error})`);
+    return;
+  }
+  const src = parsed.source;
+  const visit = (n: ShellNode): void => {
+    if (n.type === 'ERROR' || n.missing) {
+      problems.push(`${text} holds a pattern that is not understood, which may run commands`);
+    } else if (n.type === 'command_substitution' || n.type === 'process_substitution') {
+      const open = n.children[0];
+      const close = n.children[n.children.length - 1];
+      if (open !== undefined && close !== undefined && close.start >= open.end) {
+        const body = src.slice(open.end, close.start);
+        // Inside backticks bash removes one level of \\, \` and \$ before parsing the body.
+        scripts.push(open.type === '`' ? body.replace(/\\([\\`$])/g, '$1') : body);
+      }
+      return;
+    } else if (n.type === 'arithmetic_expansion') {
+      problems.push(`${text} evaluates arithmetic in its pattern, which may run commands`);
+      return;
+    } else if (n.type === 'expansion') {
+      const inner = expansionEffects(n, src);
+      problems.push(...inner.problems);
+      scripts.push(...inner.scripts);
+    }
+    for (const c of n.children) visit(c);
+  };
+  visit(parsed.root);
 }
 
 /** `[[ … ]]`: `-v a[…]` and arithmetic comparisons of names evaluate code; the problem, if any. */
