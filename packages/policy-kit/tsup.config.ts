@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.base';
 
-export default packageBuild();
+// shims: the CommonJS build requires picomatch lazily through `import.meta.url`.
+export default packageBuild(undefined, { shims: true });

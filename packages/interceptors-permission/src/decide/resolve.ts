@@ -1,18 +1,6 @@
-import { createRequire } from 'node:module';
 import { isAbsolute, join, posix, resolve } from 'node:path';
-import { resolvePath } from '@dsh-tools/policy-kit';
-import type Picomatch from 'picomatch';
+import { GLOB_CHARS, globMatcher, globMatches, resolvePath } from '@dsh-tools/policy-kit';
 import { isDescriptorPath, unaliasProc } from '../shell/proc-alias';
-
-let picomatchModule: typeof Picomatch | undefined;
-/**
- * picomatch, required at the first path rule compiled rather than at import: a host that imports
- * the package (or the `dsh-tools` meta-package) without path rules never pays for it. A
- * synchronous require, because compiling rules and matching are synchronous (picomatch is
- * CommonJS, so this is the module an import would have given).
- */
-const picomatch = (): typeof Picomatch =>
-  (picomatchModule ??= createRequire(import.meta.url)('picomatch') as typeof Picomatch);
 
 /** Where an argument path really leads, and where it seems to lead. */
 export interface ResolvedPath {
@@ -48,8 +36,6 @@ export function resolveLikeKernel(path: string, cwd: string, home: string): Reso
 // Containment is the policy kit's: `/` holds every path, `/ab` is not inside `/a`.
 export { isInside } from '@dsh-tools/policy-kit';
 
-const GLOB_CHARS = /[*?[\]{}!]/;
-
 /** A path rule's pattern, made absolute and ready to match. */
 export interface PathPattern {
   /** The absolute glob as written (home, root and settings directory substituted). */
@@ -59,8 +45,9 @@ export interface PathPattern {
 }
 
 const compile = (glob: string): PathPattern => {
-  // A rule on a directory covers what is inside it, as a gitignore entry does.
-  const matcher = picomatch()(glob.endsWith('/**') ? glob : [glob, `${glob}/**`], { dot: true });
+  // A rule on a directory covers what is inside it, as a gitignore entry does. The dialect is the
+  // policy kit's, the one the sandbox's plain globs are a subset of.
+  const matcher = globMatcher(glob.endsWith('/**') ? glob : [glob, `${glob}/**`]);
   const segments = glob.split('/').filter((s) => s !== '');
   const literal: string[] = [];
   for (const s of segments) {
@@ -130,9 +117,7 @@ const segmentsMatch = (a: string, b: string): boolean => {
   const bGlob = GLOB_CHARS.test(b);
   if (!aGlob && !bGlob) return a === b;
   if (aGlob && bGlob) return true;
-  return aGlob
-    ? picomatch().isMatch(b, a, { dot: true })
-    : picomatch().isMatch(a, b, { dot: true });
+  return aGlob ? globMatches(b, a) : globMatches(a, b);
 };
 
 /**
