@@ -80,7 +80,7 @@ async function clientsOf(loaded: LoadedConfig): Promise<GatewayClient[] | undefi
       }
       return {
         name: client.name,
-        tokenSha256: digest as string,
+        ...(digest !== undefined ? { tokenSha256: digest } : {}),
         ...(client.tools ? { tools: client.tools } : {}),
         ...(client.mode ? { mode: client.mode } : {}),
       };
@@ -106,8 +106,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   // Every check that can refuse comes before a server process starts.
   const loaded = await load(options.config);
   const clients = options.http ? await clientsOf(loaded) : undefined;
+  const oauth = options.http ? loaded.config.oauth : undefined;
   const tokenInfo =
-    options.http && !clients ? await resolveToken(options, options.http.host) : undefined;
+    options.http && !clients && !oauth ? await resolveToken(options, options.http.host) : undefined;
   // The HTTP stack (the SDK's Streamable HTTP transport, hono's Node adapter) only for --http,
   // loaded before any server process starts so that a failure leaves nothing running.
   const httpModule = options.http ? await import('./http') : undefined;
@@ -139,7 +140,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const tools = gateway.registry.schemas().length;
   let stop: () => Promise<void>;
   let done: Promise<void>;
-  if (options.http && httpModule && (tokenInfo || clients)) {
+  if (options.http && httpModule && (tokenInfo || clients || oauth)) {
     const { serveGatewayHttp, serveSharedGatewayHttp } = httpModule;
     const common = {
       host: options.http.host,
@@ -152,11 +153,19 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     };
     let http: HttpGateway;
     try {
-      http = clients
-        ? await serveSharedGatewayHttp(gateway, { ...common, clients })
-        : await serveGatewayHttp(gateway, { ...common, token: tokenInfo?.token as string });
+      http =
+        clients || oauth
+          ? await serveSharedGatewayHttp(gateway, {
+              ...common,
+              ...(clients ? { clients } : {}),
+              ...(oauth ? { oauth } : {}),
+            })
+          : await serveGatewayHttp(gateway, { ...common, token: tokenInfo?.token as string });
     } catch (error) {
       await gateway.close();
+      if (error instanceof httpModule.OAuthSetupError) {
+        throw new CliFailure(`Not serving: ${error.message}`, EXIT.SERVE_FAILED);
+      }
       const code = (error as NodeJS.ErrnoException).code;
       throw new CliFailure(
         code === 'EADDRINUSE'
@@ -167,7 +176,13 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     }
     err.write(`dsh-tools serve: ${tools} tools on ${http.url} (Streamable HTTP)\n`);
     if (clients) {
-      err.write(`clients: ${clients.map((c) => c.name).join(', ')} (each with its own token)\n`);
+      const own = clients.filter((c) => c.tokenSha256 !== undefined).map((c) => c.name);
+      if (own.length > 0) err.write(`clients: ${own.join(', ')} (each with its own token)\n`);
+    }
+    if (oauth) {
+      err.write(
+        `OAuth: access tokens from ${oauth.issuer} for ${oauth.resource ?? http.url} (metadata at /.well-known/oauth-protected-resource)\n`,
+      );
     }
     if (tokenInfo?.generated) {
       err.write(

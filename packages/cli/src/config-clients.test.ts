@@ -41,8 +41,7 @@ describe('config: clients of serve --http', () => {
     });
     expect(found).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/clients\[0\].*exactly one of "tokenSha256" and "tokenFile"/),
-        expect.stringMatching(/clients\[1\].*exactly one of/),
+        expect.stringMatching(/clients\[0\].*one of "tokenSha256" and "tokenFile", not both/),
         expect.stringMatching(/clients\[2\]\.tokenSha256.*64 hex digits/),
         expect.stringMatching(/clients\[5\]\.name/),
       ]),
@@ -58,5 +57,33 @@ describe('config: clients of serve --http', () => {
       expect.stringMatching(/clients\[1\]\.name: "d" is used twice/),
     ]);
     expect(issues({ clients: [] })).toEqual([expect.stringMatching(/^clients/)]);
+    // No token at all is an OAuth identity's entry, which needs an "oauth" section.
+    expect(issues({ clients: [{ name: 'b' }] })).toEqual([
+      expect.stringMatching(
+        /clients\[0\]: give "tokenSha256" or "tokenFile".*needs an "oauth" section/,
+      ),
+    ]);
+  });
+
+  it('takes an oauth section, and clients without a token as the settings of OAuth identities', () => {
+    const { config } = parse({
+      oauth: { issuer: 'https://auth.example.com', scopes: ['mcp'], clockToleranceSec: 10 },
+      clients: [{ name: 'bob-app', tools: ['echo'] }],
+    });
+    expect(config.oauth).toEqual({
+      issuer: 'https://auth.example.com',
+      scopes: ['mcp'],
+      clockToleranceSec: 10,
+    });
+    expect(config.clients).toEqual([{ name: 'bob-app', tools: ['echo'] }]);
+    expect(issues({ oauth: { issuer: 'not a url' } })).toEqual([
+      expect.stringMatching(/^oauth\.issuer/),
+    ]);
+    expect(issues({ oauth: { issuer: 'https://a.example', extra: 1 } })).toEqual([
+      expect.stringMatching(/^oauth/),
+    ]);
+    expect(issues({ oauth: { issuer: 'https://a.example', clockToleranceSec: 3600 } })).toEqual([
+      expect.stringMatching(/^oauth\.clockToleranceSec/),
+    ]);
   });
 });

@@ -115,9 +115,20 @@ const clientSchema = z
     tools: z.array(nonEmpty).optional(),
     mode: permissionMode.optional(),
   })
-  .refine((c) => (c.tokenSha256 === undefined) !== (c.tokenFile === undefined), {
-    message: 'give exactly one of "tokenSha256" and "tokenFile"',
+  .refine((c) => c.tokenSha256 === undefined || c.tokenFile === undefined, {
+    message: 'give one of "tokenSha256" and "tokenFile", not both',
   });
+
+/** `serve --http` as an OAuth resource server: whose access tokens it accepts, and for what. */
+const oauthSchema = z.strictObject({
+  issuer: z.url(),
+  resource: z.url().optional(),
+  jwksUri: z.url().optional(),
+  scopes: z.array(nonEmpty).optional(),
+  identityClaim: nonEmpty.optional(),
+  algorithms: z.array(nonEmpty).min(1).optional(),
+  clockToleranceSec: z.number().int().min(0).max(600).optional(),
+});
 
 /** Where the audit trail goes: one hash-chained JSON line per call (see `audit-log.ts`). */
 const auditSchema = z.strictObject({
@@ -139,6 +150,7 @@ export const configSchema = z.strictObject({
   hooks: hooksSchema.optional(),
   clients: z.array(clientSchema).min(1).optional(),
   audit: auditSchema.optional(),
+  oauth: oauthSchema.optional(),
   telemetry: z.strictObject({ otlpEndpoint: z.url() }).optional(),
 });
 
@@ -161,6 +173,8 @@ export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
 export type ClientConfig = z.infer<typeof clientSchema>;
 /** The `audit` section. */
 export type AuditConfig = z.infer<typeof auditSchema>;
+/** The `oauth` section (see the README's "Run it for a team"). */
+export type OAuthConfig = z.infer<typeof oauthSchema>;
 
 /** A validated config: what `dsh-tools` runs. */
 export interface DshToolsConfig {
@@ -173,6 +187,8 @@ export interface DshToolsConfig {
   readonly clients?: readonly ClientConfig[];
   /** The audit trail: one hash-chained JSON line per call (`dsh-tools audit verify` checks it). */
   readonly audit?: AuditConfig;
+  /** `serve --http` accepts OAuth access tokens issued for it by this authorization server. */
+  readonly oauth?: OAuthConfig;
   /** Where to export traces over OTLP/HTTP (the standard OTEL_* variables work too). */
   readonly telemetry?: { readonly otlpEndpoint: string };
 }

@@ -160,6 +160,13 @@ export function parseConfig(
         issues.push({ path: `clients[${i}].name`, message: `"${client.name}" is used twice` });
       }
       seen.add(client.name);
+      if (client.tokenSha256 === undefined && client.tokenFile === undefined && !top.data.oauth) {
+        issues.push({
+          path: `clients[${i}]`,
+          message:
+            'give "tokenSha256" or "tokenFile" (a client without a token is an OAuth identity, and needs an "oauth" section)',
+        });
+      }
       if (client.mode !== undefined && !top.data.permissions) {
         issues.push({
           path: `clients[${i}].mode`,
@@ -179,6 +186,7 @@ export function parseConfig(
     ...(data.hooks ? { hooks: data.hooks } : {}),
     ...(data.clients ? { clients: data.clients } : {}),
     ...(data.audit ? { audit: data.audit } : {}),
+    ...(data.oauth ? { oauth: data.oauth } : {}),
     ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };

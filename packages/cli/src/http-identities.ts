@@ -7,8 +7,12 @@ export type ClientMode = 'default' | 'acceptEdits' | 'plan' | 'dontAsk' | 'bypas
 export interface GatewayClient {
   /** Names the client in messages, sessions and records. */
   readonly name: string;
-  /** The SHA-256 of its bearer token, as 64 hex digits (the token itself is never held). */
-  readonly tokenSha256: string;
+  /**
+   * The SHA-256 of its bearer token, as 64 hex digits (the token itself is never held). Absent
+   * only with OAuth: then the client is the identity an access token names, and this entry holds
+   * its tools and mode.
+   */
+  readonly tokenSha256?: string;
   /** The only tools it sees and may call: names, or `*` globs (`mcp__notes__*`). Default: all. */
   readonly tools?: readonly string[];
   /** The permission mode its calls run in (default: the config's). */
@@ -34,6 +38,15 @@ interface Known {
   readonly digest: Buffer;
 }
 
+/** Options of {@link GatewayIdentities}. */
+export interface GatewayIdentitiesOptions {
+  /**
+   * Whether OAuth access tokens name clients too: then a client may have no token (it is reached
+   * through OAuth only), and the list may be empty.
+   */
+  readonly oauth?: boolean;
+}
+
 /**
  * The clients of an HTTP gateway, each known by the hash of its token. A presented token is
  * hashed and compared with every client's hash in constant time (all of them, whatever matched),
@@ -44,13 +57,14 @@ export class GatewayIdentities {
   readonly #byName: ReadonlyMap<string, GatewayClient>;
 
   /** @throws {TypeError} for a malformed name or hash, or two clients with one name or token. */
-  constructor(clients: readonly GatewayClient[]) {
-    if (clients.length === 0) {
+  constructor(clients: readonly GatewayClient[], options: GatewayIdentitiesOptions = {}) {
+    if (clients.length === 0 && !options.oauth) {
       throw new TypeError('serveGatewayHttp: "clients" is empty; give at least one client.');
     }
     const names = new Map<string, GatewayClient>();
     const digests = new Set<string>();
-    this.#known = clients.map((client) => {
+    const known: Known[] = [];
+    for (const client of clients) {
       if (typeof client.name !== 'string' || !CLIENT_NAME.test(client.name)) {
         throw new TypeError(
           `serveGatewayHttp: client name ${JSON.stringify(client.name)} is not 1-64 letters, digits, "_", ".", "@" or "-".`,
@@ -59,6 +73,8 @@ export class GatewayIdentities {
       if (names.has(client.name)) {
         throw new TypeError(`serveGatewayHttp: two clients are named "${client.name}".`);
       }
+      names.set(client.name, client);
+      if (client.tokenSha256 === undefined && options.oauth) continue;
       if (typeof client.tokenSha256 !== 'string' || !HEX_DIGEST.test(client.tokenSha256)) {
         throw new TypeError(
           `serveGatewayHttp: client "${client.name}" has no tokenSha256 of 64 hex digits (printf %s "$TOKEN" | sha256sum).`,
@@ -71,9 +87,9 @@ export class GatewayIdentities {
         );
       }
       digests.add(hex);
-      names.set(client.name, client);
-      return { client, digest: Buffer.from(hex, 'hex') };
-    });
+      known.push({ client, digest: Buffer.from(hex, 'hex') });
+    }
+    this.#known = known;
     this.#byName = names;
   }
 
@@ -102,4 +118,22 @@ export class GatewayIdentities {
     const tools = this.get(name)?.tools;
     return tools === undefined || tools.some((pattern) => matchesTool(pattern, tool));
   }
+}
+
+/** The clients an HTTP gateway knows, from its options (checked: a bad one throws). */
+export function identitiesOf(options: {
+  readonly token?: string | undefined;
+  readonly clients?: readonly GatewayClient[] | undefined;
+  readonly oauth?: unknown;
+}): GatewayIdentities {
+  if (options.clients !== undefined || options.oauth !== undefined) {
+    if (options.token !== undefined) {
+      throw new TypeError('serveGatewayHttp: give "token", or "clients" and "oauth", not both.');
+    }
+    return new GatewayIdentities(options.clients ?? [], { oauth: options.oauth !== undefined });
+  }
+  if (typeof options.token !== 'string' || options.token.length < 16) {
+    throw new TypeError('serveGatewayHttp: a bearer token of at least 16 characters is required.');
+  }
+  return new GatewayIdentities([{ name: 'default', tokenSha256: tokenSha256(options.token) }]);
 }

@@ -13,14 +13,13 @@ import {
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   type Server,
-  validateHostHeader,
-  validateOriginHeader,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
+import { type AdmissionRules, admission } from './http-admit';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
 import { isWellFormedHost, isWellFormedOrigin, refuse } from './http-guards';
-import { type GatewayClient, GatewayIdentities, tokenSha256 } from './http-identities';
+import { type GatewayClient, identitiesOf } from './http-identities';
 import {
   batchRefusal,
   batchVersion,
@@ -30,6 +29,7 @@ import {
   replayRequest,
   sseSink,
 } from './http-lean';
+import { type OAuthOptions, OAuthResourceServer } from './http-oauth';
 import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
 import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
 
@@ -40,6 +40,7 @@ export {
   GatewayIdentities,
   tokenSha256,
 } from './http-identities';
+export { type OAuthOptions, OAuthSetupError } from './http-oauth';
 export { HTTP_DEFAULTS, isLoopbackHost };
 
 /** Options of {@link serveGatewayHttp}. */
@@ -74,25 +75,17 @@ export interface HttpServeOptions {
  * that opened it: another client's token on it is a 404.
  */
 export interface HttpServeClientsOptions extends Omit<HttpServeOptions, 'token'> {
-  readonly clients: readonly GatewayClient[];
-  readonly token?: undefined;
-}
-
-/** The clients an HTTP gateway knows, from its options (checked: a bad one throws). */
-function identitiesOf(options: {
-  readonly token?: string | undefined;
+  /**
+   * The clients with their own tokens; with `oauth`, also the settings (tools, mode) of identities
+   * access tokens name (entries without a token). Optional with `oauth`.
+   */
   readonly clients?: readonly GatewayClient[];
-}): GatewayIdentities {
-  if (options.clients !== undefined) {
-    if (options.token !== undefined) {
-      throw new TypeError('serveGatewayHttp: give "token" or "clients", not both.');
-    }
-    return new GatewayIdentities(options.clients);
-  }
-  if (typeof options.token !== 'string' || options.token.length < 16) {
-    throw new TypeError('serveGatewayHttp: a bearer token of at least 16 characters is required.');
-  }
-  return new GatewayIdentities([{ name: 'default', tokenSha256: tokenSha256(options.token) }]);
+  /**
+   * Accept OAuth 2.1 access tokens issued for this gateway by an authorization server (the MCP
+   * authorization spec's resource server): see {@link OAuthOptions}.
+   */
+  readonly oauth?: OAuthOptions;
+  readonly token?: undefined;
 }
 
 /** A running HTTP gateway. */
@@ -306,36 +299,12 @@ async function serve(
     onerror: onError,
   });
 
-  /** Who is calling, or the refusal a request gets before it reaches MCP (path, Host, Origin, token). */
-  const admit = (
-    req: IncomingMessage,
-  ): AuthInfo | { status: number; message: string; headers?: Record<string, string> } => {
-    let pathname: string;
-    try {
-      pathname = new URL(req.url ?? '/', 'http://gateway').pathname;
-    } catch {
-      pathname = '';
-    }
-    if (pathname !== path)
-      return { status: 404, message: `Not found: the MCP endpoint is ${path}.` };
-    const host = validateHostHeader(req.headers.host, allowedHostnames);
-    if (!host.ok) return { status: 403, message: host.message };
-    const origin = validateOriginHeader(req.headers.origin, allowedOriginHostnames);
-    if (!origin.ok) return { status: 403, message: origin.message };
-    const auth = req.headers.authorization ?? '';
-    const client = identities.identify(auth);
-    if (!client) {
-      return {
-        status: 401,
-        message:
-          auth === ''
-            ? 'Missing bearer token: send "Authorization: Bearer <token>" (the token dsh-tools serve was started with, or your client\'s own).'
-            : "Wrong bearer token: send the token dsh-tools serve was started with, or your client's own from the gateway's config.",
-        headers: { 'www-authenticate': 'Bearer realm="dsh-tools"' },
-      };
-    }
-    return { token: '', clientId: client.name, scopes: [] };
-  };
+  // Set once the gateway listens (its URL is the default OAuth resource); requests wait for it.
+  let rules: AdmissionRules | undefined;
+  let rulesReady: () => void = () => {};
+  const rulesSet = new Promise<void>((resolve) => {
+    rulesReady = resolve;
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Malformed Host and Origin headers are refused here, as the client's error: the request URL
@@ -362,11 +331,18 @@ async function serve(
       req.resume();
       return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
     }
-    const admitted = admit(req);
-    if ('status' in admitted) {
+    if (!rules) await rulesSet;
+    const admit = await admission(req, rules as AdmissionRules);
+    if (admit.kind === 'refused') {
       req.resume();
-      return refuse(res, admitted.status, admitted.message, admitted.headers ?? {});
+      return refuse(res, admit.status, admit.message, admit.headers ?? {});
     }
+    if (admit.kind === 'metadata') {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+      return void res.end(JSON.stringify(admit.body));
+    }
+    const admitted = admit.authInfo;
     if (req.method !== 'POST') {
       req.resume();
       return nodeHandler(replayRequest(req, undefined, admitted), res);
@@ -420,10 +396,25 @@ async function serve(
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}${path}`;
+  let oauth: OAuthResourceServer | undefined;
+  const oauthOptions = 'oauth' in options ? options.oauth : undefined;
+  if (oauthOptions) {
+    try {
+      oauth = await OAuthResourceServer.create(oauthOptions, url);
+    } catch (error) {
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      unsubscribeModern();
+      made.dispose();
+      throw error;
+    }
+  }
+  rules = { path, allowedHostnames, allowedOriginHostnames, identities, oauth };
+  rulesReady();
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${port}${path}`,
+    url,
     port,
     get sessions() {
       return sessions.size;

@@ -20,11 +20,14 @@ import {
   type LoadedConfig,
   loadConfig,
   type McpServerEntry,
+  type OAuthOptions,
+  type OAuthSetupError,
   type PolicyFactories,
   type PolicyLayer,
   parseConfig,
   runDemo,
   serveGatewayHttp,
+  type serveSharedGatewayHttp,
   type TrailStep,
 } from './index';
 
@@ -88,5 +91,15 @@ describe('public types', () => {
     expectTypeOf(EXIT.CHECK_ASK).toEqualTypeOf<6>();
     expectTypeOf(EXIT.TOOL_ERROR).toEqualTypeOf<1>();
     expectTypeOf(EXIT.CONFIG).toEqualTypeOf<3>();
+  });
+
+  it('serveSharedGatewayHttp takes clients, an oauth section, or both; not a shared token', () => {
+    type Options = Parameters<typeof serveSharedGatewayHttp>[1];
+    expectTypeOf<{ oauth: OAuthOptions }>().toExtend<Options>();
+    expectTypeOf<{ clients: [{ name: 'a' }]; oauth: { issuer: string } }>().toExtend<Options>();
+    expectTypeOf<{ token: string; oauth: OAuthOptions }>().not.toExtend<Options>();
+    expectTypeOf<OAuthOptions['issuer']>().toEqualTypeOf<string>();
+    expectTypeOf<OAuthSetupError>().toExtend<Error>();
+    expectTypeOf<NonNullable<DshToolsConfig['oauth']>['issuer']>().toEqualTypeOf<string>();
   });
 });

@@ -79,6 +79,8 @@ export {
   type HttpServeClientsOptions,
   type HttpServeOptions,
   isLoopbackHost,
+  type OAuthOptions,
+  OAuthSetupError,
   serveGatewayHttp,
   serveSharedGatewayHttp,
   tokenSha256,
