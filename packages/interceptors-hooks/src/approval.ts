@@ -1,6 +1,5 @@
-import { quoteValue } from '@dsh-tools/policy-kit';
+import { askApprover as putToApprover, quoteValue } from '@dsh-tools/policy-kit';
 import {
-  type ApprovalDecision,
   errorResult,
   type InterceptedExecution,
   type ToolExecutionResult,
@@ -8,18 +7,11 @@ import {
 import { denial, describeHook, type HookRun } from './hook-runs';
 import type { Settings } from './options';
 
-const isApprovalDecision = (value: unknown): value is ApprovalDecision => {
-  if (typeof value !== 'object' || value === null) return false;
-  const { kind, reason } = value as { kind?: unknown; reason?: unknown };
-  return (
-    kind === 'allow' || (kind === 'deny' && (reason === undefined || typeof reason === 'string'))
-  );
-};
-
 /**
  * Asks the configured approver about a call that PreToolUse hooks answered `ask`, showing it the
- * rewritten arguments when a hook rewrote them. Returns the refusal (no approver, a failure, a
- * timeout, an abort, a malformed answer or a deny: fail closed), or `undefined` when allowed.
+ * rewritten arguments when a hook rewrote them, through the policy kit's approver loop. Returns the
+ * refusal (no approver, a failure, a timeout, an abort, a malformed answer or a deny: fail
+ * closed), or `undefined` when allowed.
  */
 export const askApprover = async (
   settings: Settings,
@@ -45,62 +37,38 @@ export const askApprover = async (
       runs,
     );
   }
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(exec.signal?.reason);
-  exec.signal?.addEventListener('abort', onAbort, { once: true });
-  if (exec.signal?.aborted) onAbort();
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const stop = new Promise<'aborted' | 'timeout'>((resolve) => {
-      if (controller.signal.aborted) resolve('aborted');
-      controller.signal.addEventListener(
-        'abort',
-        () => resolve(exec.signal?.aborted ? 'aborted' : 'timeout'),
-        { once: true },
-      );
-      if (settings.approveTimeoutMs > 0) {
-        timer = setTimeout(
-          () => controller.abort(new Error('approval timed out')),
-          settings.approveTimeoutMs,
-        );
-      }
-    });
-    let answer: unknown;
-    try {
-      answer = await Promise.race([
-        Promise.resolve().then(() =>
-          approve({
-            exec: rewritten ?? exec,
-            tool: exec.tool,
-            asker: 'hooks',
-            reason,
-            rule: first.hook.command,
-            ruleSource: `${first.hook.path} in ${first.hook.source}`,
-            signal: controller.signal,
-          }),
-        ),
-        stop,
-      ]);
-    } catch (error) {
-      controller.abort(error);
-      return denial(
-        exec,
-        'PreToolUse',
-        'ask',
-        `Tool "${exec.name}" was not approved: the approver failed (${
-          error instanceof Error ? error.message : String(error)
-        }), so the call is denied (fail closed). It was asked because ${reason}.`,
-        runs,
-      );
-    }
-    if (answer === 'aborted') {
+  const outcome = await putToApprover(
+    approve,
+    {
+      exec: rewritten ?? exec,
+      tool: exec.tool,
+      asker: 'hooks',
+      reason,
+      rule: first.hook.command,
+      ruleSource: `${first.hook.path} in ${first.hook.source}`,
+    },
+    { timeoutMs: settings.approveTimeoutMs, signal: exec.signal },
+  );
+  switch (outcome.kind) {
+    case 'allow':
+      return undefined;
+    case 'aborted':
       return errorResult(
         exec.callId,
         'ABORTED',
         `Tool "${exec.name}" was aborted while waiting for approval asked by a PreToolUse hook.`,
       );
-    }
-    if (answer === 'timeout') {
+    case 'failed':
+      return denial(
+        exec,
+        'PreToolUse',
+        'ask',
+        `Tool "${exec.name}" was not approved: the approver failed (${
+          outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
+        }), so the call is denied (fail closed). It was asked because ${reason}.`,
+        runs,
+      );
+    case 'timeout':
       return denial(
         exec,
         'PreToolUse',
@@ -108,28 +76,21 @@ export const askApprover = async (
         `Tool "${exec.name}" was not approved: no answer came within ${settings.approveTimeoutMs} ms, so the call is denied (fail closed). It was asked because ${reason}. Ask the user before trying again.`,
         runs,
       );
-    }
-    if (!isApprovalDecision(answer)) {
+    case 'malformed':
       return denial(
         exec,
         'PreToolUse',
         'ask',
-        `Tool "${exec.name}" was not approved: the approver answered ${quoteValue(answer)} instead of { kind: "allow" } or { kind: "deny", reason? } (${reason}).`,
+        `Tool "${exec.name}" was not approved: the approver answered ${quoteValue(outcome.answer)} instead of { kind: "allow" } or { kind: "deny", reason? } (${reason}).`,
         runs,
       );
-    }
-    if (answer.kind === 'deny') {
+    case 'deny':
       return denial(
         exec,
         'PreToolUse',
         'ask',
-        `Tool "${exec.name}" was not approved${answer.reason === undefined ? '' : `: ${answer.reason}`} (asked by ${reasons.join('; ')}).`,
+        `Tool "${exec.name}" was not approved${outcome.reason === undefined ? '' : `: ${outcome.reason}`} (asked by ${reasons.join('; ')}).`,
         runs,
       );
-    }
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-    exec.signal?.removeEventListener('abort', onAbort);
   }
 };

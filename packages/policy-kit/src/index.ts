@@ -1,3 +1,4 @@
+export { type ApproverOutcome, type AskApproverOptions, askApprover } from './approver';
 export { GLOB_CHARS, globMatcher, globMatches } from './glob';
 export { collectPathArgs, MAX_PATHS_PER_CALL, type PathArg } from './path-hints';
 export { type ParsedGlob, parsePlainGlob, plainGlobRegExp } from './plain-glob';
