@@ -119,6 +119,7 @@ describe('double quotes', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell words, not templates
     expect(known('"${x}"').value).toBe('${x}');
     expect(known('"ab"c').value).toBe('abc');
+    expect(known('"$x\n"').value).toBe('$x\n');
     // An expansion keeps its source text: its escapes are not removed as the string's are.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell words, not templates
     expect(known('"a${x:-\\"b\\"}c"').value).toBe('a${x:-\\"b\\"}c');
@@ -140,6 +141,7 @@ describe("$'…' (ANSI-C quoting)", () => {
     expect(decodeAnsiC('\\0z\\7')).toBe('\x00z\x07');
     expect(decodeAnsiC('\\08')).toBe('\x008');
     expect(decodeAnsiC('\\8')).toBe('\\8');
+    expect(decodeAnsiC('\\-')).toBe('\\-');
     expect(decodeAnsiC('\\1')).toBe('\x01');
   });
 
