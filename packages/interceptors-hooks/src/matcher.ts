@@ -8,8 +8,9 @@ const NAME_LIST = /^[\w\s|-]+$/;
  * Compiles a Claude Code matcher. `*`, empty or absent match every tool; a string of plain names
  * separated by `|` matches those names exactly (spaces around a name are ignored); anything else is
  * a JavaScript regular expression tested unanchored against the tool name, as Claude Code does.
- * Throws a `SyntaxError` naming the matcher when the expression does not compile, so a typo fails
- * loading instead of silently matching nothing.
+ * Throws a `SyntaxError` naming the matcher when the expression does not compile, or when a list
+ * names no tool at all (`"|"`), so a typo fails loading instead of silently matching nothing or
+ * everything.
  */
 export const compileMatcher = (matcher: string | undefined): ToolMatcher => {
   if (matcher === undefined) return () => true;
@@ -22,9 +23,14 @@ export const compileMatcher = (matcher: string | undefined): ToolMatcher => {
         .map((name) => name.trim())
         .filter((name) => name !== ''),
     );
-    // "|" alone names nothing; an empty set would silently disable the hook, so it matches all,
-    // like the empty matcher it amounts to.
-    if (names.size === 0) return () => true;
+    // "|" alone names no tool. Read as no tool it would silently disable a guard hook; read as
+    // every tool it would run a hook written for some tools (one that rewrites input, say) on all
+    // of them. Neither is what the author wrote, so loading fails and the person says which.
+    if (names.size === 0) {
+      throw new SyntaxError(
+        `matcher ${JSON.stringify(matcher)} names no tool (only "|" and spaces); write "*" (or leave the matcher out) for every tool, or the tool names separated by "|" ("Edit|Write")`,
+      );
+    }
     return (toolName) => names.has(toolName);
   }
   let regex: RegExp;

@@ -1,6 +1,6 @@
 /**
  * Three behaviours that single-line changes once broke without a test noticing: a matcher of
- * `"|"`, merging duplicate hooks (a `"block"` copy keeps the merged hook blocking whatever the
+ * `"|"` (refused at loading), merging duplicate hooks (a `"block"` copy keeps the merged hook blocking whatever the
  * order), and the output cap's exact boundary. Each is pinned through real hook processes where
  * the behaviour shows, and at the function that holds it.
  */
@@ -20,24 +20,35 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe('a matcher of "|" names no tool, so it is the empty matcher: every tool', () => {
-  it.each(['|', ' | ', '||', '|  |'])('%j matches any tool name', (matcher) => {
-    const matches = compileMatcher(matcher);
-    for (const tool of ['Bash', 'Edit', 'mcp__fs__read_file', ''])
-      expect(matches(tool), tool).toBe(true);
-  });
+describe('a matcher of "|" names no tool, so loading fails (neither no tool nor every tool)', () => {
+  it.each(['|', ' | ', '||', '|  |'])(
+    '%j is refused with a SyntaxError saying what to write',
+    (m) => {
+      expect(() => compileMatcher(m)).toThrow(SyntaxError);
+      expect(() => compileMatcher(m)).toThrow(
+        `matcher ${JSON.stringify(m)} names no tool (only "|" and spaces); write "*"`,
+      );
+    },
+  );
 
-  it('a hook under "|" runs for a call (it is not silently disabled)', async () => {
+  it('a hooks block with a "|" matcher is refused, naming the source and the entry', async () => {
     const hook = await bashHook(dir, 'deny.sh', `echo '{"decision":"block","reason":"pinned"}'`);
-    const { call, bodyCalls } = setup({ PreToolUse: [pre('|', hook)] }, { cwd: dir });
-    const result = await call('Bash', { command: 'ls' });
-    expect(result.error?.code).toBe('DENIED');
-    expect(bodyCalls).toEqual([]);
+    expect(() =>
+      setup([{ source: '/p/settings.json', hooks: { PreToolUse: [pre('|', hook)] } }], {
+        cwd: dir,
+      }),
+    ).toThrow(
+      /^Hooks from \/p\/settings\.json: hooks\.PreToolUse\[0\]\.matcher: matcher "\|" names no tool/,
+    );
   });
 
   it('a name list with an empty entry still matches only its names', () => {
     const matches = compileMatcher('Edit||Write|');
     expect([matches('Edit'), matches('Write'), matches('Bash')]).toEqual([true, true, false]);
+  });
+
+  it('"*", empty and absent still match every tool', () => {
+    for (const m of ['*', '', undefined]) expect(compileMatcher(m)('Bash')).toBe(true);
   });
 });
 
