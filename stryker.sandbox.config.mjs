@@ -16,6 +16,9 @@ export default {
   // Only the sandbox project's tests: other packages import the sandbox too, but they would only
   // make every mutant slower to judge, and a mutant must be killed by the sandbox's own tests.
   testFiles: ['packages/interceptors-sandbox/src/**/*.test.ts'],
+  // resolve-path.ts and path-args.ts are the sandbox's own part of path handling now (argument
+  // checks, the file: URL readings); the resolver and the hint reader they wrap are the policy
+  // kit's and are mutated by `pnpm mutate:policy-kit` against the kit's tests.
   mutate: [
     'packages/interceptors-sandbox/src/{runner,spawn-and-wait,masks,bwrap-args,policy,resolve-path,path-args}.ts',
   ],
