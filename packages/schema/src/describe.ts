@@ -1,6 +1,7 @@
 /**
  * Small, total helpers for messages: they never throw, because the values come from models, MCP
- * servers and other hostile places (a Proxy whose traps throw, a getter on `message`).
+ * servers and other hostile places (a Proxy whose traps throw, a getter on `message`). Exported so
+ * that the registry words its messages with the same helpers instead of a copy of them.
  */
 
 /** What kind of value this is, in the words a message uses ("number", "null", "array"). */

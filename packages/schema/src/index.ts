@@ -14,6 +14,7 @@ export {
   tryCompileSchema,
 } from './compile-schema';
 export { codeCacheStats, stopCompileWorker, workerLimits } from './compile-worker';
+export { formatBytes, kindOf, messageOf, utf8Bytes } from './describe';
 export {
   copyJson,
   freezePlain,
