@@ -4,7 +4,8 @@ import type {
   ToolDefinition,
   ToolHints,
 } from '@dsh-tools/protocol';
-import type { CheckSchemaSpec, InferSchemaSpec, SchemaSpec } from './schema-spec';
+import type { InferJsonSchema, InferSchemaSpec } from './infer';
+import type { CheckSchemaSpec, SchemaSpec } from './schema-spec';
 
 /**
  * A schema that converts itself to JSON Schema (the Standard JSON Schema spec: zod >= 4.2,
@@ -27,40 +28,6 @@ export interface StandardJsonSchema<Input = unknown, Output = Input> {
 
 /** Anything `defineTool` accepts as `parameters`. */
 export type ToolParameters = SchemaSpec | StandardJsonSchema | ObjectJsonSchema;
-
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
-
-/** The value type a (literal) JSON Schema describes; `unknown` where it is beyond this sketch. */
-export type InferJsonSchema<S> = S extends { readonly const: infer C }
-  ? C
-  : S extends { readonly enum: readonly (infer E)[] }
-    ? E
-    : S extends { readonly type: 'string' }
-      ? string
-      : S extends { readonly type: 'number' | 'integer' }
-        ? number
-        : S extends { readonly type: 'boolean' }
-          ? boolean
-          : S extends { readonly type: 'null' }
-            ? null
-            : S extends { readonly type: 'array'; readonly items: infer I }
-              ? InferJsonSchema<I>[]
-              : S extends { readonly type: 'object'; readonly properties: infer P }
-                ? string extends keyof P
-                  ? { [key: string]: unknown }
-                  : InferJsonObject<
-                      P,
-                      S extends { readonly required: readonly (infer R)[] } ? R : never
-                    >
-                : S extends { readonly type: 'object' }
-                  ? { [key: string]: unknown }
-                  : unknown;
-
-type InferJsonObject<P, R> = Simplify<
-  { -readonly [K in keyof P as K extends R ? K : never]: InferJsonSchema<P[K]> } & {
-    -readonly [K in keyof P as K extends R ? never : K]?: InferJsonSchema<P[K]>;
-  }
->;
 
 /**
  * The arguments a tool's `execute` receives, from its `parameters`: a Standard JSON Schema's input

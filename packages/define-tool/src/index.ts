@@ -1,19 +1,17 @@
 export type {
   DefineTool,
   InferArgs,
-  InferJsonSchema,
   StandardJsonSchema,
   ToolConfig,
   ToolParameters,
   ToolResult,
 } from './define-tool';
+export type { InferJsonSchema, InferProperty, InferSchemaSpec } from './infer';
 export { defineTool, schemaSpecToJsonSchema } from './runtime';
 export type {
   ArraySpec,
   BooleanSpec,
   CheckSchemaSpec,
-  InferProperty,
-  InferSchemaSpec,
   ItemSpec,
   NumberSpec,
   ObjectSpec,

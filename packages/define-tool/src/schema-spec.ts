@@ -57,44 +57,7 @@ export type PropertySpec = ItemSpec & { readonly required?: boolean };
  */
 export type SchemaSpec = { readonly [name: string]: PropertySpec };
 
-// ---- types: what a spec means for the arguments -------------------------------------------------
-
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
-
-type IsRequired<S> = S extends { readonly required: true } ? true : false;
-
-/** The value type of one property spec. */
-export type InferProperty<S> = S extends { readonly enum: readonly (infer E)[] }
-  ? E
-  : S extends { readonly type: 'string' }
-    ? string
-    : S extends { readonly type: 'number' | 'integer' }
-      ? number
-      : S extends { readonly type: 'boolean' }
-        ? boolean
-        : S extends { readonly type: 'array'; readonly items: infer I }
-          ? ItemSpec extends I
-            ? unknown[]
-            : InferProperty<I>[]
-          : S extends { readonly type: 'object'; readonly properties: infer P }
-            ? InferSchemaSpec<P>
-            : S extends { readonly type: 'object' }
-              ? { [key: string]: unknown }
-              : unknown;
-
-/**
- * The arguments a {@link SchemaSpec} describes: `required: true` properties required, the rest
- * optional. A spec only known as `SchemaSpec` (built at run time) describes a record of unknowns.
- */
-export type InferSchemaSpec<S> = string extends keyof S
-  ? { [key: string]: unknown }
-  : Simplify<
-      {
-        -readonly [K in keyof S as IsRequired<S[K]> extends true ? K : never]: InferProperty<S[K]>;
-      } & {
-        -readonly [K in keyof S as IsRequired<S[K]> extends true ? never : K]?: InferProperty<S[K]>;
-      }
-    >;
+// ---- types: which keys a property spec may carry ------------------------------------------------
 
 type CommonKey = 'type' | 'description' | 'default';
 type KeysOf<S> = S extends { readonly type: 'string' }
