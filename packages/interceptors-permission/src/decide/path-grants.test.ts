@@ -5,7 +5,7 @@
  */
 import type { InterceptedExecution } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
-import { call, edit, makeProject, read } from '../../test/helpers';
+import { bash, call, edit, makeProject, read } from '../../test/helpers';
 import { type PermissionRules, permissionInterceptor } from '../index';
 import type { PermissionDecision } from '../types';
 
@@ -70,6 +70,18 @@ describe('a path grant and an ask path rule', () => {
     const other = await decideIn(rules, edit('src/a.ts'), [`Edit(/${root}/src/b.ts)`]);
     expect(other.behavior).toBe('ask');
     expect(other.reason).toContain('ask rule "Edit(./src/**)"');
+  });
+});
+
+describe('a path grant and a shell command', () => {
+  it('does not answer an ask path rule for a file a command reads (a shell grant does)', async () => {
+    const rules = { allow: ['Bash(cat:*)'], ask: ['Read(./README.md)'] };
+    const d = await decideIn(rules, bash('cat README.md'), ['Read(./README.md)']);
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('ask rule "Read(./README.md)"');
+    expect((await decideIn(rules, bash('cat README.md'), ['Bash(cat README.md)'])).behavior).toBe(
+      'allow',
+    );
   });
 });
 

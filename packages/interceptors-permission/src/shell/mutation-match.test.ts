@@ -1,0 +1,85 @@
+/**
+ * How a shell rule's specifier meets a command's words (match.ts): the glob form with words not
+ * known before they run, the optional trailing wildcard, the prefix and exact forms when words
+ * are missing or extra. Each test fails under a one-line change the mutation run
+ * (`pnpm mutate:permission`) found without coverage in shell/match.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseRule, type ShellSpec } from '../decide/rules';
+import { matchShell, wildcardMatch } from './match';
+import type { ShellWord } from './words';
+
+const spec = (text: string): ShellSpec => {
+  const rule = parseRule(
+    `Bash(${text})`,
+    'deny',
+    { list: 'deny', index: 0, source: 't' },
+    '/',
+    '/',
+  );
+  if (rule.shell === undefined) throw new Error(`no shell form for ${text}`);
+  return rule.shell;
+};
+const w = (value: string): ShellWord => ({ value, literal: true, glob: false, text: value });
+const unknown = (text: string): ShellWord => ({ value: text, literal: false, glob: false, text });
+const globbed = (text: string): ShellWord => ({ value: text, literal: true, glob: true, text });
+
+describe('wildcards', () => {
+  it('a star backtracks, trailing stars match nothing, a mismatch without one fails', () => {
+    expect(wildcardMatch('a\u0000c', 'abbc')).toBe(true);
+    expect(wildcardMatch('a\u0000b\u0000c', 'axbyc')).toBe(true);
+    expect(wildcardMatch('a\u0000\u0000', 'a')).toBe(true);
+    expect(wildcardMatch('a\u0000c', 'abd')).toBe(false);
+    expect(wildcardMatch('ab', 'ac')).toBe(false);
+    expect(wildcardMatch('ab', 'abc')).toBe(false);
+    expect(wildcardMatch('abc', 'ab')).toBe(false);
+  });
+});
+
+describe('the glob form', () => {
+  it('with a word not known before it runs: maybe for a deny, no for an allow', () => {
+    expect(matchShell(spec('rm *'), [w('rm'), unknown('$x')], 'deny')).toBe('maybe');
+    expect(matchShell(spec('rm *'), [w('rm'), globbed('*.ts')], 'deny')).toBe('maybe');
+    expect(matchShell(spec('rm *'), [w('rm'), unknown('$x')], 'allow')).toBe('no');
+    expect(matchShell(spec('rm *'), [w('ls'), unknown('$x')], 'deny')).toBe('no');
+    expect(matchShell(spec('rm *'), [unknown('$p'), w('x')], 'deny')).toBe('maybe');
+    expect(matchShell(spec('* --force'), [w('ls'), unknown('$x')], 'deny')).toBe('maybe');
+  });
+
+  it('a trailing " *" also matches nothing; other globs must match the whole line', () => {
+    expect(matchShell(spec('ls *'), [w('ls')], 'allow')).toBe('yes');
+    expect(matchShell(spec('ls *'), [w('lsx')], 'allow')).toBe('no');
+    expect(matchShell(spec('git * main'), [w('git'), w('push'), w('dev')], 'deny')).toBe('no');
+    expect(matchShell(spec('git * main'), [w('/usr/bin/git'), w('push'), w('main')], 'deny')).toBe(
+      'yes',
+    );
+  });
+});
+
+describe('the prefix and exact forms', () => {
+  it('no words at all match nothing', () => {
+    expect(matchShell(spec('rm:*'), [], 'deny')).toBe('no');
+  });
+
+  it('a program name not known before it runs: never for an allow, maybe for a deny', () => {
+    expect(matchShell(spec('git push:*'), [unknown('$g'), w('push')], 'allow')).toBe('no');
+    expect(matchShell(spec('git push:*'), [unknown('$g')], 'deny')).toBe('maybe');
+  });
+
+  it('a word not known where the rule names one', () => {
+    expect(matchShell(spec('git push:*'), [w('git'), unknown('$s')], 'allow')).toBe('no');
+    expect(matchShell(spec('git push:*'), [w('git'), unknown('$s')], 'deny')).toBe('maybe');
+    expect(matchShell(spec('git push:*'), [w('git')], 'deny')).toBe('no');
+  });
+
+  it('an exact rule with more words: maybe only when one is not known', () => {
+    expect(matchShell(spec('git status'), [w('git'), w('status'), unknown('$x')], 'deny')).toBe(
+      'maybe',
+    );
+    expect(matchShell(spec('git status'), [w('git'), w('status'), w('x')], 'deny')).toBe('no');
+    expect(matchShell(spec('git status'), [w('git'), w('status'), unknown('$x')], 'allow')).toBe(
+      'no',
+    );
+    expect(matchShell(spec('git status'), [w('git'), w('status')], 'allow')).toBe('yes');
+  });
+});
