@@ -64,7 +64,7 @@ export async function openGateway(
   recordTrails = false,
   approver?: Approver,
   policies?: PolicyFactories,
-  perCall?: Pick<BuildGatewayOptions, 'askScope' | 'modeOf'>,
+  perCall?: Pick<BuildGatewayOptions, 'askScope' | 'modeOf' | 'pins'>,
 ): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {

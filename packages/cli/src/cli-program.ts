@@ -150,6 +150,50 @@ ${EXIT_HELP}`,
       setExit(await checkCommand(tool, argsText, options));
     });
 
+  const pin = program
+    .command('pin')
+    .description(
+      'Tool pins: each upstream tool is pinned in dsh-tools.lock.json (beside the config); a tool its server changes is held back until approved.',
+    );
+  pin
+    .command('list')
+    .description(
+      'Compare every upstream tool with its pin: pinned, changed (held back; the change is shown) or new.',
+    )
+    .addOption(configOption())
+    .option('--json', 'print one JSON object { file, tools, notOffered } for scripts')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 nothing is held back, 1 a tool is held back, 3 config, 4 a server failed.',
+    )
+    .action(async (options) => {
+      const { pinListCommand } = await import('./command-pin');
+      setExit(await pinListCommand(options));
+    });
+  pin
+    .command('approve')
+    .description(
+      'Pin tools as their servers offer them now (after reading the change in pin list).',
+    )
+    .argument('[targets...]', '<server>/<tool> or <server>')
+    .addOption(configOption())
+    .option('--all', 'approve every changed or new tool')
+    .action(async (targets: string[], options) => {
+      const { pinApproveCommand } = await import('./command-pin');
+      setExit(await pinApproveCommand(targets, options));
+    });
+  pin
+    .command('revoke')
+    .description(
+      'Remove pins (under "tofu" the tool is pinned again as next seen; under "strict" it is held).',
+    )
+    .argument('<targets...>', '<server>/<tool> or <server>')
+    .addOption(configOption())
+    .action(async (targets: string[], options) => {
+      const { pinRevokeCommand } = await import('./command-pin');
+      setExit(await pinRevokeCommand(targets, options));
+    });
+
   const audit = program
     .command('audit')
     .description('Work with the audit trail that serve, call and demo write (config "audit").');

@@ -26,7 +26,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (
       error instanceof ConfigError ||
       error instanceof PolicyUnavailableError ||
-      error instanceof PolicyConfigError
+      error instanceof PolicyConfigError ||
+      // By name: the pins module (and the bridge it reads) loads only with a gateway.
+      (error instanceof Error && error.name === 'PinsFileError')
     ) {
       err.write(`${cErr.red('error')} ${error.message}\n`);
       return EXIT.CONFIG;

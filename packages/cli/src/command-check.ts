@@ -152,7 +152,7 @@ export async function checkCommand(
   const subject = loaded;
   const checked = await checkCall(
     subject,
-    (policies) => openGateway(subject, false, undefined, policies),
+    (policies) => openGateway(subject, false, undefined, policies, { pins: { record: false } }),
     tool,
     args,
     { runHooks: options.runHooks === true },

@@ -10,7 +10,9 @@ export async function inspectCommand(options: {
   json?: boolean;
 }): Promise<number> {
   const loaded = await load(options.config);
-  const gateway = await openGateway(loaded);
+  const gateway = await openGateway(loaded, false, undefined, undefined, {
+    pins: { record: false },
+  });
   try {
     const report = await inspectGateway(gateway, loaded.file);
     out.write(

@@ -116,6 +116,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const modes = new Map(clients?.map((c) => [c.name, c.mode]));
   const accepted = openGateway(loaded, false, approvals.approver, undefined, {
     askScope: (exec) => approvals.scopeOf(exec.callId),
+    pins: { watch: true },
     ...(clients ? { modeOf: (exec) => modes.get(approvals.identityOf(exec.callId) ?? '') } : {}),
   }).then(async (gateway) => {
     if (gateway.failures.length > 0 && !options.allowPartial) {

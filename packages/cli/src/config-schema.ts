@@ -151,6 +151,7 @@ export const configSchema = z.strictObject({
   clients: z.array(clientSchema).min(1).optional(),
   audit: auditSchema.optional(),
   oauth: oauthSchema.optional(),
+  pins: z.enum(['tofu', 'strict', 'off']).optional(),
   telemetry: z.strictObject({ otlpEndpoint: z.url() }).optional(),
 });
 
@@ -187,6 +188,11 @@ export interface DshToolsConfig {
   readonly clients?: readonly ClientConfig[];
   /** The audit trail: one hash-chained JSON line per call (`dsh-tools audit verify` checks it). */
   readonly audit?: AuditConfig;
+  /**
+   * Tool pins (default `tofu`): an upstream tool is pinned in `dsh-tools.lock.json` when first
+   * seen (`strict`: held until approved), and held back when its server changes it.
+   */
+  readonly pins?: 'tofu' | 'strict' | 'off';
   /** `serve --http` accepts OAuth access tokens issued for it by this authorization server. */
   readonly oauth?: OAuthConfig;
   /** Where to export traces over OTLP/HTTP (the standard OTEL_* variables work too). */

@@ -187,6 +187,7 @@ export function parseConfig(
     ...(data.clients ? { clients: data.clients } : {}),
     ...(data.audit ? { audit: data.audit } : {}),
     ...(data.oauth ? { oauth: data.oauth } : {}),
+    ...(data.pins ? { pins: data.pins } : {}),
     ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };

@@ -1,9 +1,15 @@
+import { dirname, join } from 'node:path';
 import {
   connectMcpServer,
   type McpServerConfig,
   type McpServerHandle,
 } from '@dsh-tools/mcp-bridge';
-import type { Approver, InterceptedExecution, Interceptor } from '@dsh-tools/protocol';
+import {
+  type Approver,
+  errorResult,
+  type InterceptedExecution,
+  type Interceptor,
+} from '@dsh-tools/protocol';
 import { createToolRegistry, type ToolRegistry } from '@dsh-tools/registry';
 import { AuditLog } from './audit-log';
 import { attachAudit } from './audit-record';
@@ -11,6 +17,7 @@ import type { LoadedConfig, McpServerEntry, PermissionsConfig } from './config';
 import { resolveFromConfig } from './config';
 import { DEFAULT_POLICIES } from './default-policies';
 import { createExampleTools } from './example-tools';
+import { PINS_FILE, PinBook } from './pins';
 import {
   POLICY_ORDER,
   PolicyConfigError,
@@ -72,6 +79,12 @@ export interface BuildGatewayOptions {
    * client's own mode), or `undefined` for the config's. Needs a `permissions` section.
    */
   readonly modeOf?: (exec: InterceptedExecution) => PermissionMode | undefined;
+  /**
+   * How the tool pins are kept: `record` writes new pins to the lockfile (default true; `inspect`
+   * and `check` only read), `watch` follows the file so an approval made by another process
+   * applies at once (`serve`).
+   */
+  readonly pins?: { readonly record?: boolean; readonly watch?: boolean };
 }
 
 /** A permission mode, as the config's `permissions.defaultMode` names it. */
@@ -90,6 +103,8 @@ export interface Gateway {
   readonly trails: TrailRecorder;
   /** The audit trail every call is recorded in (the config's `audit` section), if any. */
   readonly audit?: AuditLog;
+  /** The tool pins (a config file's `dsh-tools.lock.json`), unless `pins` is `off`. */
+  readonly pins?: PinBook;
   /** Closes every server (their processes end) and removes their tools. Idempotent. */
   close(): Promise<void>;
 }
@@ -229,10 +244,36 @@ export async function buildGateway(
     installs.push({ layer, priority, interceptor });
   }
 
+  // The pins are read before anything starts: a lockfile that is not one refuses the gateway.
+  const pinMode = config.pins ?? 'tofu';
+  const pins =
+    loaded.file !== undefined && pinMode !== 'off'
+      ? await PinBook.open(join(dirname(loaded.file), PINS_FILE), {
+          mode: pinMode,
+          record: options.pins?.record ?? true,
+          watch: options.pins?.watch ?? false,
+          onError: (error) => onError(error),
+        })
+      : undefined;
+
   const registry = createToolRegistry({
     onError: (error) => onError(error),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
+  if (pins) {
+    // Outermost: a tool held back is refused before any policy or hook sees the call.
+    registry.use(
+      (exec, next) => {
+        const refusal = pins.refusal(exec.name, registry.get(exec.name));
+        return refusal === undefined ? next() : errorResult(exec.callId, 'DENIED', refusal);
+      },
+      { name: 'pins', priority: 1_000_000 },
+    );
+    // A tool is pinned (under tofu) or held when first seen, not at its first call.
+    registry.on('change', () => {
+      for (const { name } of registry.schemas()) pins.statusOf(registry.get(name));
+    });
+  }
   if (audit) {
     audited = attachAudit(registry, {
       log: audit,
@@ -324,9 +365,12 @@ export async function buildGateway(
     policies: installs.map((i) => i.layer),
     trails,
     ...(audit ? { audit } : {}),
+    ...(pins ? { pins } : {}),
     close() {
-      closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(() => {
+      closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(async () => {
         audit?.close();
+        pins?.close();
+        await pins?.flushed();
       });
       return closing;
     },

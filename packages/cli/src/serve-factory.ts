@@ -12,6 +12,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
+import type { PinBook } from './pins';
 import { type AskRound, type ElicitationApprovals, refusedBy } from './serve-ask';
 import type { LeanCallRoute, LeanOutcome } from './serve-lean-calls';
 import { GatewayTools } from './serve-tools';
@@ -98,12 +99,30 @@ export function createGatewayServerFactory(
   options: GatewayServerOptions = {},
 ): GatewayServerFactory {
   const live = new Set<Server>();
-  let ready: { readonly registry: ToolRegistry; readonly tools: GatewayTools } | undefined;
+  let ready:
+    | {
+        readonly registry: ToolRegistry;
+        readonly tools: GatewayTools;
+        readonly pins: PinBook | undefined;
+      }
+    | undefined;
   let disposed = false;
   let unsubscribe = () => {};
   const opening = Promise.resolve(gateway).then((built) => {
-    ready = { registry: built.registry, tools: new GatewayTools(built.registry) };
-    if (!disposed) unsubscribe = built.registry.on('change', announce);
+    ready = {
+      registry: built.registry,
+      tools: new GatewayTools(built.registry),
+      pins: built.pins,
+    };
+    if (!disposed) {
+      const fromRegistry = built.registry.on('change', announce);
+      // A pin approved or revoked (in the lockfile, by another process) changes what is listed.
+      built.pins?.on('change', announce);
+      unsubscribe = () => {
+        fromRegistry();
+        built.pins?.off('change', announce);
+      };
+    }
     return ready;
   });
   // A gateway that fails to start is the caller's to report; each request waiting on it fails.
@@ -172,7 +191,13 @@ export function createGatewayServerFactory(
     serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
     scopes.set(server, `connection-${serverCounter}`);
     server.setRequestHandler('tools/list', async (_request, ctx) => {
-      const all = (ready ?? (await opening)).tools.list();
+      const { tools, registry, pins } = ready ?? (await opening);
+      // A tool its server changed since it was pinned is held back: not listed, its calls refused.
+      const all = pins
+        ? tools
+            .list()
+            .filter((tool) => pins.refusal(tool.name, registry.get(tool.name)) === undefined)
+        : tools.list();
       if (!allows) return { tools: all };
       const identity = identityOf(ctx);
       return { tools: all.filter((tool) => allows(identity, tool.name)) };

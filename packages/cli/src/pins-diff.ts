@@ -1,0 +1,56 @@
+import { canonicalJson, type PinnedDefinition } from './pins';
+
+const MAX_ENTRIES = 8;
+const MAX_TEXT = 160;
+
+const short = (value: unknown, limit: number): string => {
+  const text = typeof value === 'string' ? JSON.stringify(value) : canonicalJson(value);
+  return text === undefined
+    ? 'nothing'
+    : text.length > limit
+      ? `${text.slice(0, limit)}… (${text.length} characters)`
+      : text;
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The leaf paths where `a` and `b` differ, `path: old -> new`, objects compared key by key. */
+function walk(
+  a: unknown,
+  b: unknown,
+  path: string,
+  out: string[],
+  max: number,
+  limit: number,
+): void {
+  if (out.length > max) return;
+  if (isRecord(a) && isRecord(b)) {
+    for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (!(key in b)) out.push(`${at} removed (was ${short(a[key], limit)})`);
+      else if (!(key in a)) out.push(`${at} added: ${short(b[key], limit)}`);
+      else walk(a[key], b[key], at, out, max, limit);
+    }
+    return;
+  }
+  if (canonicalJson(a) !== canonicalJson(b))
+    out.push(`${path}: ${short(a, limit)} -> ${short(b, limit)}`);
+}
+
+/**
+ * How a tool's definition changed since it was pinned, one line per changed field or schema
+ * path (at most `max`), values cut at `limit` characters: what an operator reads before approving.
+ */
+export function diffDefinitions(
+  pinned: PinnedDefinition,
+  now: PinnedDefinition,
+  max = MAX_ENTRIES,
+  limit = MAX_TEXT,
+): string[] {
+  const out: string[] = [];
+  walk(pinned, now, '', out, max, limit);
+  return out.length > max
+    ? [...out.slice(0, max), 'and more (dsh-tools pin list shows every change)']
+    : out;
+}
