@@ -86,4 +86,28 @@ describe('config: clients of serve --http', () => {
       expect.stringMatching(/^oauth\.clockToleranceSec/),
     ]);
   });
+
+  it('takes limits for every client, per tool pattern, and a client’s own', () => {
+    const { config } = parse({
+      limits: {
+        callsPerMinute: 60,
+        concurrent: 4,
+        tools: { 'mcp__github__*': { callsPerMinute: 5 } },
+      },
+      clients: [{ name: 'ci', tokenSha256: HASH, limits: { callsPerMinute: 600 } }],
+    });
+    expect(config.limits).toEqual({
+      callsPerMinute: 60,
+      concurrent: 4,
+      tools: { 'mcp__github__*': { callsPerMinute: 5 } },
+    });
+    expect(config.clients?.[0]?.limits).toEqual({ callsPerMinute: 600 });
+    expect(issues({ limits: { callsPerMinute: 0 } })).toEqual([
+      expect.stringMatching(/^limits\.callsPerMinute/),
+    ]);
+    expect(issues({ limits: { concurrent: 1.5 } })).toEqual([
+      expect.stringMatching(/^limits\.concurrent/),
+    ]);
+    expect(issues({ limits: { perMinute: 5 } })).toEqual([expect.stringMatching(/^limits/)]);
+  });
 });

@@ -98,6 +98,17 @@ const exampleToolsSchema = z.union([
   z.strictObject({ cwd: nonEmpty.optional(), writable: z.boolean().optional() }),
 ]);
 
+/** A limit: calls a minute, calls at once. */
+const limitRuleSchema = z.strictObject({
+  callsPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+  concurrent: z.number().int().min(1).max(100_000).optional(),
+});
+
+/** Limits per client, and per tool pattern for each client's calls of those tools. */
+const limitsSchema = limitRuleSchema.extend({
+  tools: z.record(nonEmpty, limitRuleSchema).optional(),
+});
+
 /** One client of `serve --http`: its name, its token (as a hash, or a file), what it may use. */
 const clientSchema = z
   .strictObject({
@@ -114,6 +125,7 @@ const clientSchema = z
     tokenFile: nonEmpty.optional(),
     tools: z.array(nonEmpty).optional(),
     mode: permissionMode.optional(),
+    limits: limitsSchema.optional(),
   })
   .refine((c) => c.tokenSha256 === undefined || c.tokenFile === undefined, {
     message: 'give one of "tokenSha256" and "tokenFile", not both',
@@ -152,6 +164,7 @@ export const configSchema = z.strictObject({
   audit: auditSchema.optional(),
   oauth: oauthSchema.optional(),
   pins: z.enum(['tofu', 'strict', 'off']).optional(),
+  limits: limitsSchema.optional(),
   telemetry: z.strictObject({ otlpEndpoint: z.url() }).optional(),
 });
 
@@ -172,6 +185,8 @@ export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
 
 /** One client of `serve --http` (see the README's "Run it for a team"). */
 export type ClientConfig = z.infer<typeof clientSchema>;
+/** The `limits` section (and a client's own `limits`). */
+export type LimitsConfig = z.infer<typeof limitsSchema>;
 /** The `audit` section. */
 export type AuditConfig = z.infer<typeof auditSchema>;
 /** The `oauth` section (see the README's "Run it for a team"). */
@@ -193,6 +208,8 @@ export interface DshToolsConfig {
    * seen (`strict`: held until approved), and held back when its server changes it.
    */
   readonly pins?: 'tofu' | 'strict' | 'off';
+  /** Calls a minute and at once, per client (each client its own), and per tool pattern. */
+  readonly limits?: LimitsConfig;
   /** `serve --http` accepts OAuth access tokens issued for it by this authorization server. */
   readonly oauth?: OAuthConfig;
   /** Where to export traces over OTLP/HTTP (the standard OTEL_* variables work too). */

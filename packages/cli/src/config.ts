@@ -188,6 +188,7 @@ export function parseConfig(
     ...(data.audit ? { audit: data.audit } : {}),
     ...(data.oauth ? { oauth: data.oauth } : {}),
     ...(data.pins ? { pins: data.pins } : {}),
+    ...(data.limits ? { limits: data.limits } : {}),
     ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };

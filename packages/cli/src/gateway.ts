@@ -17,6 +17,7 @@ import type { LoadedConfig, McpServerEntry, PermissionsConfig } from './config';
 import { resolveFromConfig } from './config';
 import { DEFAULT_POLICIES } from './default-policies';
 import { createExampleTools } from './example-tools';
+import { Limiter } from './limits';
 import { PINS_FILE, PinBook } from './pins';
 import {
   POLICY_ORDER,
@@ -105,6 +106,8 @@ export interface Gateway {
   readonly audit?: AuditLog;
   /** The tool pins (a config file's `dsh-tools.lock.json`), unless `pins` is `off`. */
   readonly pins?: PinBook;
+  /** The limits per client and tool (the config's `limits`, and clients' own), if any. */
+  readonly limits?: Limiter;
   /** Closes every server (their processes end) and removes their tools. Idempotent. */
   close(): Promise<void>;
 }
@@ -285,6 +288,18 @@ export async function buildGateway(
       onError,
     });
   }
+  // Limits per client (and per tool), counted before any policy runs: a refused call costs nothing.
+  const clientLimits = new Map(
+    (config.clients ?? []).flatMap((c) => (c.limits ? [[c.name, c.limits] as const] : [])),
+  );
+  const limits =
+    config.limits || clientLimits.size > 0 ? new Limiter(config.limits, clientLimits) : undefined;
+  if (limits) {
+    registry.use(
+      limits.interceptor((exec) => (typeof exec.identity === 'string' ? exec.identity : undefined)),
+      { name: 'limits', priority: 999_999 },
+    );
+  }
   const trails = new TrailRecorder();
   for (const install of installs) {
     const { layer, priority } = install;
@@ -366,6 +381,7 @@ export async function buildGateway(
     trails,
     ...(audit ? { audit } : {}),
     ...(pins ? { pins } : {}),
+    ...(limits ? { limits } : {}),
     close() {
       closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(async () => {
         audit?.close();

@@ -33,7 +33,8 @@ export function refuse(
   message: string,
   headers: Record<string, string> = { connection: 'close' },
   code = -32000,
+  id: string | number | null = null,
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }

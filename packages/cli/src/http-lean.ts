@@ -163,3 +163,13 @@ export function sseSink(
     },
   };
 }
+
+/** The id and tool of a single `tools/call` request body, or `undefined` for anything else. */
+export function toolCallOf(body: unknown): { id: string | number; name: string } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const m = body as { method?: unknown; id?: unknown; params?: { name?: unknown } | null };
+  if (m.method !== 'tools/call') return undefined;
+  if (typeof m.id !== 'string' && typeof m.id !== 'number') return undefined;
+  const name = typeof m.params === 'object' && m.params !== null ? m.params.name : undefined;
+  return typeof name === 'string' ? { id: m.id, name } : undefined;
+}

@@ -28,6 +28,7 @@ import {
   readBody,
   replayRequest,
   sseSink,
+  toolCallOf,
 } from './http-lean';
 import { type OAuthOptions, OAuthResourceServer } from './http-oauth';
 import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
@@ -358,6 +359,14 @@ async function serve(
     if (Array.isArray(parsed)) {
       const refused = batchRefusal(batchVersion(req, session?.lean));
       if (refused) return refuse(res, 400, refused, {}, -32600);
+    }
+    // A call over its client's limit is answered 429 with Retry-After before anything runs (the
+    // limits interceptor still counts every call, over any transport).
+    const call = gateway.limits ? toolCallOf(parsed) : undefined;
+    const limited = call && gateway.limits?.check(admitted.clientId, call.name);
+    if (call && limited) {
+      const seconds = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
+      return refuse(res, 429, limited.message, { 'retry-after': seconds }, -32000, call.id);
     }
     if (session && typeof sessionId === 'string' && leanEligible(req, parsed)) {
       const sink = sseSink(res, sessionId);

@@ -1,0 +1,193 @@
+import { errorResult, type Interceptor } from '@dsh-tools/protocol';
+import { matchesTool } from './http-identities';
+
+/**
+ * Limits per client: calls per minute (a token bucket: a burst of up to the limit, refilled
+ * evenly over the minute) and calls at once, for each client as a whole and, by tool pattern, for
+ * each client's calls of those tools. Kept in this process; a store shared by replicas is not built.
+ */
+
+/** One limit: how many calls a minute, how many at once. */
+export interface LimitRule {
+  readonly callsPerMinute?: number | undefined;
+  readonly concurrent?: number | undefined;
+}
+
+/** The config's `limits` (or a client's own): the client's limit, and per tool pattern. */
+export interface LimitsConfig extends LimitRule {
+  /** Tool name or `*` glob → its limit, for each client's calls of matching tools. */
+  readonly tools?: Readonly<Record<string, LimitRule>> | undefined;
+}
+
+/** Why a call may not start now, and when it may. */
+export interface LimitRefusal {
+  readonly retryAfterMs: number;
+  readonly message: string;
+}
+
+interface Bucket {
+  tokens: number;
+  updated: number;
+}
+
+/** A held slot of a call; released when the call ends. */
+export interface LimitSlot {
+  release(): void;
+}
+
+/** The client name limits count a call under: its identity, or `local` (stdio, `call`). */
+const clientOf = (identity: string | undefined) => identity ?? 'local';
+
+/** Past this many buckets (clients × patterns seen), refilled ones are forgotten. */
+const MAX_BUCKETS = 10_000;
+
+/**
+ * The limits of a gateway. `check` says whether a call could start now without starting it (for
+ * an HTTP 429 before anything runs); `acquire` starts it, counting it.
+ */
+export class Limiter {
+  readonly #defaults: LimitsConfig | undefined;
+  readonly #perClient: ReadonlyMap<string, LimitsConfig>;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #running = new Map<string, number>();
+
+  constructor(
+    defaults: LimitsConfig | undefined,
+    perClient: ReadonlyMap<string, LimitsConfig> = new Map(),
+    now: () => number = () => performance.now(),
+  ) {
+    this.#defaults = defaults;
+    this.#perClient = perClient;
+    this.#now = now;
+  }
+
+  /** The limits that apply to `client` calling `tool`: key, rule, and how to name it. */
+  #rules(identity: string | undefined, tool: string) {
+    const client = clientOf(identity);
+    const own = this.#perClient.get(client);
+    const config = own ?? this.#defaults;
+    const rules: { key: string; rule: LimitRule; what: string }[] = [];
+    if (!config) return rules;
+    const clientRule = {
+      callsPerMinute: own?.callsPerMinute ?? this.#defaults?.callsPerMinute,
+      concurrent: own?.concurrent ?? this.#defaults?.concurrent,
+    };
+    if (clientRule.callsPerMinute !== undefined || clientRule.concurrent !== undefined) {
+      rules.push({ key: `c\0${client}`, rule: clientRule, what: `client "${client}"` });
+    }
+    const tools = { ...this.#defaults?.tools, ...own?.tools };
+    for (const [pattern, rule] of Object.entries(tools)) {
+      if (!matchesTool(pattern, tool)) continue;
+      rules.push({
+        key: `t\0${client}\0${pattern}`,
+        rule,
+        what: `client "${client}" on tools ${JSON.stringify(pattern)}`,
+      });
+    }
+    return rules;
+  }
+
+  /** The bucket of `key` refilled to now (a bucket starts full). */
+  #bucket(key: string, perMinute: number, now: number): Bucket {
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      bucket = { tokens: perMinute, updated: now };
+      this.#buckets.set(key, bucket);
+    }
+    bucket.tokens = Math.min(
+      perMinute,
+      bucket.tokens + ((now - bucket.updated) * perMinute) / 60_000,
+    );
+    bucket.updated = now;
+    return bucket;
+  }
+
+  /** Why `identity`'s call of `tool` could not start now, or `undefined` when it could. */
+  check(identity: string | undefined, tool: string): LimitRefusal | undefined {
+    const now = this.#now();
+    for (const { key, rule, what } of this.#rules(identity, tool)) {
+      if (rule.concurrent !== undefined && (this.#running.get(key) ?? 0) >= rule.concurrent) {
+        return {
+          // A slot frees when a running call ends: a second is a fair first guess.
+          retryAfterMs: 1000,
+          message: `The gateway's limit of ${rule.concurrent} calls at once for ${what} is reached; retry when one of them has finished.`,
+        };
+      }
+      if (rule.callsPerMinute !== undefined) {
+        const bucket = this.#bucket(key, rule.callsPerMinute, now);
+        if (bucket.tokens < 1) {
+          const retryAfterMs = Math.ceil(((1 - bucket.tokens) * 60_000) / rule.callsPerMinute);
+          return {
+            retryAfterMs,
+            message: `The gateway's limit of ${rule.callsPerMinute} calls a minute for ${what} is reached; retry in ${Math.ceil(retryAfterMs / 1000)} s.`,
+          };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** Starts a call: its slot, or why it may not start (nothing is counted then). */
+  acquire(identity: string | undefined, tool: string): LimitSlot | LimitRefusal {
+    if (this.#buckets.size > MAX_BUCKETS) this.#sweep();
+    const refused = this.check(identity, tool);
+    if (refused) return refused;
+    const rules = this.#rules(identity, tool);
+    for (const { key, rule } of rules) {
+      if (rule.callsPerMinute !== undefined) {
+        (this.#buckets.get(key) as Bucket).tokens -= 1;
+      }
+      if (rule.concurrent !== undefined) this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
+    }
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const { key, rule } of rules) {
+          if (rule.concurrent === undefined) continue;
+          const left = (this.#running.get(key) ?? 1) - 1;
+          if (left <= 0) this.#running.delete(key);
+          else this.#running.set(key, left);
+        }
+      },
+    };
+  }
+
+  /** Forgets the buckets that have refilled (a full bucket is what a new one starts as). */
+  #sweep(): void {
+    const now = this.#now();
+    for (const [key, bucket] of this.#buckets) {
+      // Any bucket untouched for a minute is full again, whatever its limit.
+      if (now - bucket.updated >= 60_000) this.#buckets.delete(key);
+    }
+  }
+
+  /**
+   * The limits as an interceptor, to install outside every policy: a call over a limit is refused
+   * (`UNAVAILABLE`, with `retryAfterMs` in its details) before anything runs; a concurrency slot is
+   * held until the call ends. `identityOf` reads who is calling.
+   */
+  interceptor(
+    identityOf: (exec: { readonly identity?: unknown }) => string | undefined,
+  ): Interceptor {
+    return (exec, next) => {
+      const slot = this.acquire(identityOf(exec as { identity?: unknown }), exec.name);
+      if ('message' in slot) {
+        return errorResult(exec.callId, 'UNAVAILABLE', slot.message, {
+          retryAfterMs: slot.retryAfterMs,
+        });
+      }
+      let result: ReturnType<typeof next>;
+      try {
+        result = next();
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
+      result.then(slot.release, slot.release);
+      return result;
+    };
+  }
+}
