@@ -94,6 +94,15 @@ describe("keeping an approver's grant", () => {
     );
   });
 
+  it('a single command is kept as exactly that command, its special characters escaped', async () => {
+    const book = createGrantBook(createMemoryGrantStore(), () => 0, () => undefined);
+    const line = "ls 'a b' 'c(d)'";
+    keepApprovedGrant(book, bash(line), await decisionFor(line), {}, { cwd: root, home }, () => {
+      throw new Error('not reported');
+    });
+    expect(book.active().map((g) => g.grant.rule)).toEqual(['Bash(ls a\\ b c\\(d\\))']);
+  });
+
   it('a grant the book refuses is reported, never thrown', async () => {
     const errors: unknown[] = [];
     const book = createGrantBook(
