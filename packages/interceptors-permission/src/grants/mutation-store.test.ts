@@ -3,14 +3,14 @@
  * each test fails under a one-line change the mutation run (`pnpm mutate:permission`) found
  * without coverage there.
  */
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../../test/helpers';
+import { BASH_HINTS, bash, call, makeProject, read } from '../../test/helpers';
 import { permissionInterceptor } from '../index';
 import { createGrantBook } from './book';
-import { keepApprovedGrant } from './rules';
+import { defaultGrantRule, keepApprovedGrant } from './rules';
 import {
   createJsonFileGrantStore,
   createMemoryGrantStore,
@@ -39,6 +39,30 @@ describe('a stored grant', () => {
     expect(grantProblem(grant)).toBe(problem);
   });
 
+  it.each([
+    [null, 'is not an object'],
+    [[], 'is not an object'],
+    [
+      { id: 'g', rule: 'Bash(ls)', expiresAt: Number.POSITIVE_INFINITY, origin },
+      'has a non-numeric "expiresAt"',
+    ],
+    [{ id: 'g', rule: 'Bash(ls)' }, 'has no "origin" with "by" (string) and "at" (number)'],
+    [
+      { id: 'g', rule: 'Bash(ls)', origin: { at: 0 } },
+      'has no "origin" with "by" (string) and "at" (number)',
+    ],
+    [
+      { id: 'g', rule: 'Bash(ls)', origin: { by: 't', at: Number.NaN } },
+      'has no "origin" with "by" (string) and "at" (number)',
+    ],
+    [
+      { id: 'g', rule: 'Bash(ls)', origin: { by: 't' } },
+      'has no "origin" with "by" (string) and "at" (number)',
+    ],
+  ])('%j: %s', (grant, problem) => {
+    expect(grantProblem(grant)).toBe(problem);
+  });
+
   it('a whole one has no problem', () => {
     expect(
       grantProblem({ id: 'g', rule: 'Bash(ls)', usesLeft: 0, expiresAt: 1, origin }),
@@ -58,6 +82,32 @@ describe('the JSON file store', () => {
     await expect(loading).rejects.toMatchObject({ cause: { code: 'EISDIR' } });
   });
 
+  it('keeps what it saved, readable by its owner only; the memory store keeps a copy', async () => {
+    const file = join(dir(), 'sub', 'grants.json');
+    const grant = { id: 'g', rule: 'Bash(ls)', origin };
+    await createJsonFileGrantStore(file).save([grant]);
+    expect(await createJsonFileGrantStore(file).load()).toEqual([grant]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const memory = createMemoryGrantStore();
+    const list = [grant];
+    await memory.save(list);
+    list.pop();
+    expect(await memory.load()).toEqual([grant]);
+  });
+
+  it('a corrupt file keeps its cause, and a save over it fails with that cause', async () => {
+    const file = join(dir(), 'grants.json');
+    writeFileSync(file, '{ not json');
+    const store = createJsonFileGrantStore(file);
+    const loading = store.load();
+    await expect(loading).rejects.toMatchObject({
+      name: 'GrantStoreError',
+      cause: expect.any(SyntaxError),
+    });
+    const corrupt = await loading.catch((e: unknown) => e);
+    await expect(store.save([])).rejects.toMatchObject({ cause: corrupt });
+  });
+
   it('a save that cannot replace the file removes its temporary file and fails', async () => {
     const d = dir();
     const file = join(d, 'grants.json');
@@ -66,6 +116,36 @@ describe('the JSON file store', () => {
     await expect(createJsonFileGrantStore(file).save([])).rejects.toThrow();
     expect(readdirSync(d)).toEqual(['grants.json']);
   });
+});
+
+describe('the rule a grant without one covers', () => {
+  const { root, home } = makeProject();
+  const ruleFor = async (
+    rules: { ask?: string[]; deny?: string[] },
+    exec: ReturnType<typeof bash>,
+  ) => {
+    const policy = permissionInterceptor({ cwd: root, home, rules });
+    await policy.ready;
+    return defaultGrantRule(exec, await policy.explain(exec), root, home);
+  };
+
+  it('the asking rule, when an ask rule asked', async () => {
+    expect(await ruleFor({ ask: ['Bash(git push:*)'] }, bash('git push'))).toBe('Bash(git push:*)');
+  });
+
+  it('else exactly the command, or the tool for a tool without a command', async () => {
+    expect(await ruleFor({}, bash('git push'))).toBe('Bash(git push)');
+    expect(await ruleFor({ deny: ['Bash(rm:*)'] }, bash('rm x'))).toBe('Bash(rm x)');
+    expect(await ruleFor({}, read('x'))).toBe('Read');
+    expect(await ruleFor({}, call('Bash', { command: 5 }, BASH_HINTS))).toBeUndefined();
+  });
+
+  it.each(['ls; pwd', 'ls > x', 'timeout 5 ls', 'ls $x', 'ls *', 'ls "$(', ''])(
+    'nothing for %j (compound, redirected, wrapped, not literal, or not understood)',
+    async (line) => {
+      expect(await ruleFor({}, bash(line))).toBeUndefined();
+    },
+  );
 });
 
 describe("keeping an approver's grant", () => {
@@ -95,12 +175,17 @@ describe("keeping an approver's grant", () => {
   });
 
   it('a single command is kept as exactly that command, its special characters escaped', async () => {
-    const book = createGrantBook(createMemoryGrantStore(), () => 0, () => undefined);
+    const book = createGrantBook(
+      createMemoryGrantStore(),
+      () => 0,
+      () => undefined,
+    );
     const line = "ls 'a b' 'c(d)'";
     keepApprovedGrant(book, bash(line), await decisionFor(line), {}, { cwd: root, home }, () => {
       throw new Error('not reported');
     });
     expect(book.active().map((g) => g.grant.rule)).toEqual(['Bash(ls a\\ b c\\(d\\))']);
+    expect(Object.keys(book.active()[0]?.grant.origin.question ?? {})).not.toContain('rule');
   });
 
   it('a grant the book refuses is reported, never thrown', async () => {
