@@ -8,7 +8,7 @@
 // Builds what it packs first (turbo: instant when `pnpm build` has run), so it works from a fresh
 // clone after `pnpm install`. Needs the npm registry. Exits non-zero on any failure.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,18 +33,11 @@ const started = Date.now();
 try {
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs);
-  const packages = [
-    'protocol',
-    'waterfall',
-    'schema',
-    'define-tool',
-    'registry',
-    'mcp-bridge',
-    'interceptors-hooks',
-    'interceptors-permission',
-    'interceptors-sandbox',
-    'dsh-tools',
-  ];
+  // Every workspace package the meta-package may reach (all but the CLI), found rather than
+  // listed: a new package (policy-kit was one) must not fall back to a registry that lacks it.
+  const packages = readdirSync(join(root, 'packages')).filter(
+    (dir) => dir !== 'cli' && existsSync(join(root, 'packages', dir, 'package.json')),
+  );
   run(
     'pnpm',
     ['exec', 'turbo', 'run', 'build', '--filter=dsh-tools...', '--output-logs=errors-only'],
