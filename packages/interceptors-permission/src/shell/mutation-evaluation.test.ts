@@ -38,6 +38,12 @@ describe('backslash-newline', () => {
     expect(joinContinuations('r\\\nm # c')).toBe('rm # c');
   });
 
+  it('a comment ends at its line; a single-quoted backslash is plain; quotes alternate', () => {
+    expect(joinContinuations('r\\\nm # c\nl\\\ns')).toBe('rm # c\nls');
+    expect(joinContinuations("echo 'a\\' r\\\nm")).toBe("echo 'a\\' rm");
+    expect(joinContinuations('echo "a" \'b\\\nc\'')).toBe('echo "a" \'b\\\nc\'');
+  });
+
   it('a backslash at the very end is kept', () => {
     expect(joinContinuations('r\\\nm a\\')).toBe('rm a\\');
     expect(joinContinuations("r\\\nm $'a\\")).toBe("rm $'a\\");
@@ -62,6 +68,8 @@ describe('expansions', () => {
     '${x/a|b/c}',
     "${x#'$(rm y)'}",
     '${x#$y}',
+    '${x#(a)}',
+    '${x/:/a}',
   ])('%s evaluates nothing', async (word) => {
     expect(await problems(`echo ${word}`)).toEqual([]);
   });
@@ -72,6 +80,7 @@ describe('expansions', () => {
     ['${x:a}', 'evaluates its offset or length as arithmetic, which may run commands'],
     ['${x:a1}', 'evaluates its offset or length as arithmetic, which may run commands'],
     ['${x:1:a}', 'evaluates its offset or length as arithmetic, which may run commands'],
+    ['${x:0x1}', 'evaluates its offset or length as arithmetic, which may run commands'],
     ['${x#$((a[1]))}', 'evaluates arithmetic in its pattern, which may run commands'],
   ])('%s evaluates code', async (word, what) => {
     expect(await problems(`echo ${word}`)).toEqual([`${word} ${what}`]);
@@ -104,6 +113,12 @@ describe('expansions', () => {
     ['echo "${x#>(rm x)}"', 'rm x'],
   ])('the pattern of %s runs %s', async (line, runs) => {
     expect(await programs(line)).toContain(runs);
+  });
+
+  it('a substitution the parser reads is walked once; only backticks lose a level of escapes', async () => {
+    expect((await programs('echo ${x:-$(ls)}')).filter((p) => p === 'ls')).toHaveLength(1);
+    const inner = (await analysis('echo ${x#$(echo \\$y)}')).commands[1]?.argv[1];
+    expect(inner).toEqual({ value: '$y', literal: true, glob: false });
   });
 
   it('a pattern that does not parse, or that evaluates, is not understood', async () => {
@@ -146,6 +161,18 @@ describe('[[ ]] and declarations', () => {
       expect(await problems(line)).toEqual([]);
     },
   );
+
+  it.each([
+    ["export A''B=1", { value: 'AB=1', literal: true, glob: false }],
+    ['export A"$x"B=1', { value: 'A$xB=1', literal: false, glob: false }],
+    ["export a*''b", { value: 'a*b', literal: true, glob: true }],
+    ['export X', { value: 'X', literal: true, glob: false }],
+    ['export $x', { value: '$x', literal: false, glob: false }],
+    ['declare a[1]=2', { value: 'a[1]=2', literal: false, glob: false }],
+  ])('%s: the pieces of one word are joined', async (line, word) => {
+    const a = await analysis(line);
+    expect(a.commands[0]?.argv.slice(1)).toEqual([word]);
+  });
 
   it('an assignment without a value is the name and =, known', async () => {
     const a = await analysis('export X=');

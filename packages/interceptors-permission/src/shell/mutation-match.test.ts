@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseRule, type ShellSpec } from '../decide/rules';
-import { matchShell, wildcardMatch } from './match';
+import { foldLookAlike, matchShell, wildcardMatch } from './match';
 import type { ShellWord } from './words';
 
 const spec = (text: string): ShellSpec => {
@@ -23,6 +23,20 @@ const spec = (text: string): ShellSpec => {
 const w = (value: string): ShellWord => ({ value, literal: true, glob: false, text: value });
 const unknown = (text: string): ShellWord => ({ value: text, literal: false, glob: false, text });
 const globbed = (text: string): ShellWord => ({ value: text, literal: true, glob: true, text });
+
+describe('look-alike folding', () => {
+  const INVISIBLE = [
+    0xad, 0x34f, 0x61c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180b, 0x180f, 0x200b, 0x200f, 0x202a,
+    0x202e, 0x2060, 0x206f, 0x3164, 0xfe00, 0xfe0f, 0xfeff, 0xffa0,
+  ];
+  it.each(INVISIBLE.map((c) => [c.toString(16), c]))('U+%s is removed', (_, code) => {
+    expect(foldLookAlike(`r${String.fromCodePoint(code as number)}m`)).toBe('rm');
+  });
+
+  it.each([0x180a, 0x1810, 0x2010, 0x2029, 0x2070, 0xfe10])('U+%s just outside is kept', (code) => {
+    expect(foldLookAlike(`r${String.fromCodePoint(code)}m`)).not.toBe('rm');
+  });
+});
 
 describe('wildcards', () => {
   it('a star backtracks, trailing stars match nothing, a mismatch without one fails', () => {
