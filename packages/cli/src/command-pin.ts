@@ -4,6 +4,8 @@ import { CliFailure, cOut, out } from './cli-io';
 import { EXIT } from './exit-codes';
 import type { Gateway } from './gateway';
 import {
+  canonicalJson,
+  fingerprint,
   PINS_FILE,
   PinBook,
   type PinnedDefinition,
@@ -103,6 +105,8 @@ export async function pinListCommand(options: {
             server: t.server,
             tool: t.tool,
             status: t.status.kind,
+            offered: fingerprint(t.definition),
+            ...(t.status.kind === 'new' ? { definition: t.definition } : {}),
             ...(t.status.kind === 'changed'
               ? {
                   diff: diffDefinitions(
@@ -123,10 +127,15 @@ export async function pinListCommand(options: {
     say(c.dim(file));
     for (const t of tools) {
       const id = `${t.server}/${t.tool}`;
+      const offered = `${id}@${fingerprint(t.definition).slice(0, 12)}`;
       if (t.status.kind === 'pinned') say(`${c.green('pinned ')}  ${id}`);
-      else if (t.status.kind === 'new') say(`${c.yellow('new    ')}  ${id}  (not pinned yet)`);
-      else {
-        say(`${c.red('changed')}  ${id}  (held back until approved)`);
+      else if (t.status.kind === 'new') {
+        say(
+          `${c.yellow('new    ')}  ${offered}  (${t.status.revoked ? 'approval revoked' : 'not pinned yet'}; held back until approved)`,
+        );
+        say(`           ${canonicalJson(t.definition)}`);
+      } else {
+        say(`${c.red('changed')}  ${offered}  (held back until approved)`);
         const pin = book.pin(t.server, t.tool)?.definition as PinnedDefinition;
         for (const line of diffDefinitions(pin, t.definition, Infinity, Infinity)) {
           say(`           ${line}`);
@@ -137,7 +146,7 @@ export async function pinListCommand(options: {
     if (held > 0) {
       say(
         c.dim(
-          `${held} held back. Read each change, then: dsh-tools pin approve <server>/<tool> (or <server>, or --all).`,
+          `${held} held back. Read each change, then approve what you read: dsh-tools pin approve <server>/<tool>@<sha> (or <server>/<tool>, <server>, --all).`,
         ),
       );
     }
@@ -159,24 +168,46 @@ export async function pinApproveCommand(
   return withServers(options.config, async (gateway, file) => {
     const book = await PinBook.open(file, { mode: 'strict' });
     const tools = review(gateway, book);
-    for (const target of targets) {
-      if (!tools.some((t) => names(target, t))) {
+    // `server/tool@sha`: approve only the definition that was read (its fingerprint's prefix).
+    const wanted = targets.map((target) => {
+      const [name, sha] = target.split('@');
+      if (sha !== undefined && !/^[0-9a-f]{8,64}$/.test(sha)) {
         throw new CliFailure(
-          `No server offers "${target}": name a server or a <server>/<tool> that dsh-tools pin list shows.`,
+          `"${target}": after @ give at least 8 hex digits of the fingerprint pin list shows.`,
           EXIT.USAGE,
         );
       }
-    }
+      if (!tools.some((t) => names(name ?? '', t))) {
+        throw new CliFailure(
+          `No server offers "${name}": name a server or a <server>/<tool> that dsh-tools pin list shows.`,
+          EXIT.USAGE,
+        );
+      }
+      return { name: name ?? '', sha };
+    });
     const chosen = tools.filter(
       (t) =>
         t.status.kind !== 'pinned' &&
-        (options.all === true || targets.some((target) => names(target, t))),
+        (options.all === true || wanted.some((w) => names(w.name, t))),
     );
+    for (const t of chosen) {
+      const sha = fingerprint(t.definition);
+      const expected = wanted.find((w) => names(w.name, t) && w.sha !== undefined)?.sha;
+      if (expected !== undefined && !sha.startsWith(expected)) {
+        throw new CliFailure(
+          `${t.server}/${t.tool}: its server now offers ${sha.slice(0, 12)}, not the ${expected} you named; nothing was approved. Read it again with dsh-tools pin list.`,
+          EXIT.CHECK_DENY,
+        );
+      }
+    }
     for (const t of chosen) {
       book.approve(t.server, t.tool, t.definition);
       say(
-        `${cOut.green('approved')}  ${t.server}/${t.tool}${t.status.kind === 'new' ? ' (new)' : ''}`,
+        `${cOut.green('approved')}  ${t.server}/${t.tool}@${fingerprint(t.definition).slice(0, 12)}${t.status.kind === 'new' ? ' (new)' : ''}`,
       );
+      if (t.status.kind === 'changed') {
+        for (const path of t.status.paths) say(`            changed: ${path}`);
+      }
     }
     await book.flushed();
     if (chosen.length === 0)
@@ -186,7 +217,10 @@ export async function pinApproveCommand(
   });
 }
 
-/** `dsh-tools pin revoke <targets...>`: removes pins (needs no server). */
+/**
+ * `dsh-tools pin revoke <targets...>`: withdraws approvals (needs no server): each tool is held
+ * until approved again, in every mode.
+ */
 export async function pinRevokeCommand(
   targets: readonly string[],
   options: { config?: string },
@@ -201,11 +235,16 @@ export async function pinRevokeCommand(
     }
     const count = book.revoke(server, tool === undefined ? undefined : [tool]);
     if (count === 0) {
-      throw new CliFailure(`Nothing pinned matches "${target}" in ${file}.`, EXIT.USAGE);
+      throw new CliFailure(
+        `No approved pin matches "${target}" in ${file} (dsh-tools pin list shows them).`,
+        EXIT.USAGE,
+      );
     }
     removed += count;
   }
   await book.flushed();
-  say(`${removed} pin${removed === 1 ? '' : 's'} removed from ${file}.`);
+  say(
+    `${removed} approval${removed === 1 ? '' : 's'} revoked in ${file}: held back until approved again.`,
+  );
   return EXIT.OK;
 }

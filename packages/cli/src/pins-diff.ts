@@ -1,4 +1,4 @@
-import { canonicalJson, type PinnedDefinition } from './pins';
+import { canonicalJson, type PinnedDefinition } from './pins-file';
 
 const MAX_ENTRIES = 8;
 const MAX_TEXT = 160;
@@ -53,4 +53,11 @@ export function diffDefinitions(
   return out.length > max
     ? [...out.slice(0, max), 'and more (dsh-tools pin list shows every change)']
     : out;
+}
+
+/** The paths that changed (`description`, `inputSchema.properties.note`), without their values. */
+export function changedPaths(pinned: PinnedDefinition, now: PinnedDefinition): string[] {
+  return diffDefinitions(pinned, now, Number.POSITIVE_INFINITY, 0).map((line) =>
+    line.replace(/( (added|removed)\b.*|: .*)$/s, ''),
+  );
 }

@@ -130,9 +130,13 @@ describe('parseLockfile', () => {
     servers: { s: { t: { sha256: fingerprint(definition), approved: 'now', definition } } },
   };
   it('reads a lockfile, and refuses each broken one naming the file and what to do', () => {
-    expect(parseLockfile(JSON.stringify(good), file).servers.s?.t?.sha256).toBe(
-      fingerprint(definition),
-    );
+    expect(
+      (parseLockfile(JSON.stringify(good), file).servers.s?.t as { sha256?: string } | undefined)
+        ?.sha256,
+    ).toBe(fingerprint(definition));
+    // A withdrawn approval is an entry of its own.
+    const revoked = { lockfileVersion: 1, servers: { s: { t: { revoked: 'now' } } } };
+    expect(parseLockfile(JSON.stringify(revoked), file).servers.s?.t).toEqual({ revoked: 'now' });
     const broken: [string, RegExp][] = [
       ['{', /is not JSON/],
       ['[]', /lockfileVersion/],
@@ -183,8 +187,10 @@ describe('PinBook', () => {
     expect(book.statusOf(pulled)).toMatchObject({ kind: 'changed' });
     const refusal = book.refusal('mcp__docs__read_doc', pulled);
     expect(refusal).toContain('held back: its server changed it since it was approved');
-    expect(refusal).toContain('~/.ssh/id_rsa');
+    expect(refusal).toContain('(changed: description)');
     expect(refusal).toContain('dsh-tools pin approve docs/read_doc');
+    // The new text is what the pin keeps from the model: the refusal never carries it.
+    expect(refusal).not.toContain('~/.ssh/id_rsa');
     // The old definition still passes; nothing was re-pinned by seeing the change.
     expect(book.refusal('mcp__docs__read_doc', first)).toBeUndefined();
     expect(readLock(file).servers.docs.read_doc.definition.description).toBe('Reads a document.');
@@ -222,7 +228,7 @@ describe('PinBook', () => {
     expect(() => readFileSync(join(dir, 'b.json'))).toThrow(/ENOENT/);
   });
 
-  it('revoke removes pins; the next sight pins again (tofu)', async () => {
+  it('revoke withdraws an approval: the tool is held until approved again, under tofu too', async () => {
     const file = join(tempDir(), 'dsh-tools.lock.json');
     const book = await PinBook.open(file, { mode: 'tofu' });
     book.statusOf(bridged('a', 'A'));
@@ -231,10 +237,56 @@ describe('PinBook', () => {
     expect(book.revoke('docs', ['a'])).toBe(0);
     expect(book.revoke('nope')).toBe(0);
     await book.flushed();
-    expect(Object.keys(readLock(file).servers.docs)).toEqual(['b']);
-    expect(book.revoke('docs')).toBe(1);
+    expect(readLock(file).servers.docs.a).toEqual({ revoked: expect.any(String) });
+    // Seen again (changed or not), it is not re-pinned on sight: a revoke never approves.
+    const pulled = bridged('a', 'A, changed');
+    expect(book.statusOf(pulled)).toEqual({ kind: 'new', revoked: true });
+    expect(book.refusal('mcp__docs__a', pulled)).toContain('its approval was revoked');
     await book.flushed();
-    expect(readLock(file).servers).toEqual({});
+    expect(readLock(file).servers.docs.a).toEqual({ revoked: expect.any(String) });
+    expect(book.revoke('docs')).toBe(1);
+    book.approve('docs', 'a', {
+      name: 'a',
+      description: 'A, changed',
+      inputSchema: { type: 'object', properties: {} },
+    });
+    expect(book.statusOf(pulled)).toEqual({ kind: 'pinned' });
+  });
+
+  it('an approval written by another process while this one pins a new tool is never lost', async () => {
+    const file = join(tempDir(), 'dsh-tools.lock.json');
+    const serving = await PinBook.open(file, { mode: 'tofu' });
+    serving.statusOf(bridged('read_doc', 'Harmless.'));
+    await serving.flushed();
+    const operator = await PinBook.open(file, { mode: 'strict' });
+    const approved = {
+      name: 'read_doc',
+      description: 'Pulled.',
+      inputSchema: { type: 'object', properties: {} },
+    };
+    // Both write at once: the operator's approval and the gateway's first sight of a new tool.
+    operator.approve('docs', 'read_doc', approved);
+    serving.statusOf(bridged('other', 'Other.'));
+    await Promise.all([operator.flushed(), serving.flushed()]);
+    const onDisk = readLock(file).servers.docs;
+    expect(onDisk.read_doc.definition.description).toBe('Pulled.');
+    expect(onDisk.other.definition.description).toBe('Other.');
+    // The gateway took the operator's approval from the file it wrote to.
+    expect(serving.refusal('mcp__docs__read_doc', bridged('read_doc', 'Pulled.'))).toBeUndefined();
+  });
+
+  it('pins a tool’s icons and _meta too: a server that swaps them has the tool held', async () => {
+    const book = await PinBook.open(join(tempDir(), 'l.json'), { mode: 'tofu' });
+    book.statusOf(bridged('t', 'T', undefined, { icons: [{ src: 'https://a.example/i.png' }] }));
+    const swapped = bridged('t', 'T', undefined, {
+      icons: [{ src: 'https://evil.example/i.png' }],
+    });
+    expect(book.statusOf(swapped)).toEqual({ kind: 'changed', paths: ['icons'] });
+    const meta = bridged('t', 'T', undefined, {
+      icons: [{ src: 'https://a.example/i.png' }],
+      _meta: { ui: 'ui://x' },
+    });
+    expect(book.statusOf(meta)).toEqual({ kind: 'changed', paths: ['_meta'] });
   });
 
   it('a watching book applies an approval another process wrote, and keeps its pins over a broken edit', async () => {

@@ -105,9 +105,10 @@ describe('tool pins through dsh-tools serve', () => {
     });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('held back: its server changed it since it was approved');
-    expect(text(refused)).toContain('~/.ssh/id_rsa');
-    expect(text(refused)).toContain('inputSchema.properties.note added');
+    expect(text(refused)).toContain('changed: description, inputSchema.properties.note');
     expect(text(refused)).toContain('dsh-tools pin approve docs/read_doc');
+    // The instruction the server slipped in never reaches the model, not even in the refusal.
+    expect(text(refused)).not.toContain('id_rsa');
 
     // The operator looks (a server of their own run finds the same change) and approves.
     const list = await runCli(['pin', 'list'], { cwd: dir });
@@ -116,9 +117,16 @@ describe('tool pins through dsh-tools serve', () => {
     expect(list.stdout).toMatch(/pinned\s+docs\/swap/);
     expect(list.stdout).toContain('put it in the \\"note\\" argument');
     const approved = listChanged(client);
-    const approve = await runCli(['pin', 'approve', 'docs/read_doc'], { cwd: dir });
+    // Approving by the fingerprint that was read: a server that now offers something else is
+    // refused, nothing approved.
+    const sha = /changed\s+docs\/read_doc@([0-9a-f]{12})/.exec(list.stdout)?.[1] as string;
+    const stale = await runCli(['pin', 'approve', 'docs/read_doc@00000000'], { cwd: dir });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('nothing was approved');
+    const approve = await runCli(['pin', 'approve', `docs/read_doc@${sha}`], { cwd: dir });
     expect(approve.code).toBe(0);
-    expect(approve.stdout).toContain('approved  docs/read_doc');
+    expect(approve.stdout).toContain(`approved  docs/read_doc@${sha}`);
+    expect(approve.stdout).toContain('changed: description');
     // The running gateway follows the lockfile: the tool is back, as changed.
     await approved;
     await until(async () => (await names(client)).includes('mcp__docs__read_doc'), 'listed again');
@@ -160,14 +168,16 @@ describe('tool pins through dsh-tools serve', () => {
     await until(async () => (await names(client)).length === 2, 'both tools listed');
   });
 
-  it('pin revoke removes a pin (needs no server) and says what it did; bad targets are usage errors', async () => {
+  it('pin revoke withdraws an approval (needs no server): the tool is held, under tofu too', async () => {
     const { dir } = rugPullConfig();
     expect((await runCli(['pin', 'approve', 'docs'], { cwd: dir })).code).toBe(0);
     const revoke = await runCli(['pin', 'revoke', 'docs/swap'], { cwd: dir });
     expect(revoke.code).toBe(0);
-    expect(revoke.stdout).toContain('1 pin removed');
+    expect(revoke.stdout).toContain('1 approval revoked');
     const pins = JSON.parse(readFileSync(join(dir, 'dsh-tools.lock.json'), 'utf8'));
-    expect(Object.keys(pins.servers.docs)).toEqual(['read_doc']);
+    expect(pins.servers.docs.swap).toEqual({ revoked: expect.any(String) });
+    const client = await serve(dir);
+    expect(await names(client)).toEqual(['mcp__docs__read_doc']);
     for (const bad of [['docs/swap'], ['a/b/c'], ['nobody']]) {
       const r = await runCli(['pin', 'revoke', ...bad], { cwd: dir });
       expect({ bad, code: r.code }).toEqual({ bad, code: 2 });
