@@ -140,6 +140,7 @@ const oauthSchema = z.strictObject({
   identityClaim: nonEmpty.optional(),
   algorithms: z.array(nonEmpty).min(1).optional(),
   clockToleranceSec: z.number().int().min(0).max(600).optional(),
+  clientsOnly: z.boolean().optional(),
 });
 
 /** Where the audit trail goes: one hash-chained JSON line per call (see `audit-log.ts`). */

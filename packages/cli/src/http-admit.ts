@@ -30,6 +30,8 @@ export interface AdmissionRules {
   readonly identities: GatewayIdentities;
   /** The OAuth resource server, when the gateway accepts access tokens. */
   readonly oauth?: OAuthResourceServer | undefined;
+  /** Whether an OAuth identity needs an entry in `clients` (else any identity the issuer names). */
+  readonly oauthClientsOnly?: boolean;
 }
 
 const refused = (status: number, message: string, headers?: Record<string, string>): Admission =>
@@ -66,7 +68,12 @@ export async function admission(req: IncomingMessage, rules: AdmissionRules): Pr
 
   const auth = req.headers.authorization ?? '';
   const client = rules.identities.identify(auth);
-  if (client) return { kind: 'client', authInfo: { token: '', clientId: client.name, scopes: [] } };
+  if (client) {
+    return {
+      kind: 'client',
+      authInfo: { token: '', clientId: client.name, scopes: [], extra: { principal: client.name } },
+    };
+  }
   const bearer = /^Bearer (.{1,16384})$/.exec(auth)?.[1];
   if (oauth && bearer !== undefined && looksLikeJwt(bearer)) {
     const verdict = await oauth.verify(bearer);
@@ -77,15 +84,27 @@ export async function admission(req: IncomingMessage, rules: AdmissionRules): Pr
     }
     // An access token may not stand in for a client the config gives a token of its own: their
     // sessions and settings would become the token holder's.
-    if (rules.identities.get(verdict.identity)?.tokenSha256 !== undefined) {
+    const entry = rules.identities.get(verdict.identity);
+    if (entry?.tokenSha256 !== undefined) {
       return refused(
         403,
         `The access token names client "${verdict.identity}", a client of this gateway's config with a bearer token of its own; an OAuth identity cannot take its place. Rename one of them.`,
       );
     }
+    if (!entry && rules.oauthClientsOnly) {
+      return refused(
+        403,
+        `The access token's client "${verdict.identity}" is not one of this gateway's clients: add it to the config's "clients" (without a token) to let it in.`,
+      );
+    }
     return {
       kind: 'client',
-      authInfo: { token: '', clientId: verdict.identity, scopes: [...verdict.scopes] },
+      authInfo: {
+        token: '',
+        clientId: verdict.identity,
+        scopes: [...verdict.scopes],
+        extra: { principal: `${verdict.identity}\u0000${verdict.subject}` },
+      },
     };
   }
   const challenge = oauth

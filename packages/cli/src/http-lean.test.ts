@@ -85,9 +85,12 @@ const call = (id: number | string, name: string, args: unknown = {}, params = {}
 describe('serve --http: the lean path of a plain tools/call', () => {
   it('answers as the SDK path does, on an SSE stream of the session', async () => {
     const s = await rawSession();
+    const before = http.leanCalls;
     const lean = await s.post(call(1, 'echo', { text: 'hi' }));
+    expect(http.leanCalls).toBe(before + 1);
     // `_meta` keeps a call off the lean path: the SDK's own answer to compare with.
     const sdk = await s.post(call(2, 'echo', { text: 'hi' }, { _meta: { k: 1 } }));
+    expect(http.leanCalls).toBe(before + 1);
     for (const response of [lean, sdk]) {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream');
@@ -124,6 +127,7 @@ describe('serve --http: the lean path of a plain tools/call', () => {
 
   it('a request failing a transport check gets the SDK’s answer, not the lean path’s', async () => {
     const s = await rawSession();
+    const before = http.leanCalls;
     const notAcceptable = await s.post(call(6, 'echo', { text: 'x' }), {
       accept: 'application/json',
     });
@@ -140,32 +144,39 @@ describe('serve --http: the lean path of a plain tools/call', () => {
     expect(notJson.status).toBe(400);
     expect(await notJson.text()).toContain('Parse error');
     for (const r of [notAcceptable, wrongType, badVersion]) await r.body?.cancel();
+    expect(http.leanCalls).toBe(before);
   });
 
-  it('a client that closes the call’s stream aborts the call; the session goes on', async () => {
-    const s = await rawSession();
-    seen.length = 0;
-    const controller = new AbortController();
-    const pending = fetch(http.url, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        'mcp-session-id': s.id,
-      },
-      body: JSON.stringify(call(9, 'hold')),
-    });
-    while (held() === undefined) await sleep(5);
-    controller.abort();
-    await pending.catch(() => {});
-    for (let i = 0; i < 200 && seen.length === 0; i++) await sleep(10);
-    expect(seen).toEqual([{ name: 'hold', aborted: true }]);
-    release = undefined;
-    const [again] = await all(await s.post(call(10, 'echo', { text: 'still here' })));
-    expect(resultText(again as Message)).toBe('still here');
+  it('a client that closes the call’s stream aborts the call, on either path; the session goes on', async () => {
+    for (const params of [
+      {},
+      { _meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
+    ]) {
+      release = undefined;
+      const s = await rawSession();
+      seen.length = 0;
+      const controller = new AbortController();
+      const pending = fetch(http.url, {
+        method: 'POST',
+        signal: controller.signal,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          'mcp-session-id': s.id,
+        },
+        body: JSON.stringify(call(9, 'hold', {}, params)),
+      });
+      while (held() === undefined) await sleep(5);
+      controller.abort();
+      await pending.catch(() => {});
+      for (let i = 0; i < 200 && seen.length === 0; i++) await sleep(10);
+      expect(seen).toEqual([{ name: 'hold', aborted: true }]);
+      release = undefined;
+      const [again] = await all(await s.post(call(10, 'echo', { text: 'still here' })));
+      expect(resultText(again as Message)).toBe('still here');
+    }
   });
 
   it('a call released later is answered on its own stream, among concurrent calls', async () => {

@@ -59,7 +59,7 @@ afterAll(() => new Promise<void>((resolve) => issuerServer.close(() => resolve()
 
 const CAROL_TOKEN = 'carol-own-token-0123456789abcdef';
 
-async function gatewayWithOAuth(scopes?: string[]) {
+async function gatewayWithOAuth(scopes?: string[], clientsOnly = false) {
   const gateway = bareGateway({ echo: true });
   gateway.registry.register({
     name: 'secret',
@@ -76,7 +76,7 @@ async function gatewayWithOAuth(scopes?: string[]) {
       // A client with a token of its own, beside OAuth.
       { name: 'carol', tokenSha256: tokenSha256(CAROL_TOKEN) },
     ],
-    oauth: { issuer, ...(scopes ? { scopes } : {}) },
+    oauth: { issuer, clientsOnly, ...(scopes ? { scopes } : {}) },
   });
   return http;
 }
@@ -183,14 +183,45 @@ describe('serve --http as an OAuth resource server', () => {
     );
     expect(stolen.status).toBe(404);
     await stolen.body?.cancel();
+    // Nor does another user of the same OAuth client (another sub) reach it.
+    const sameAppOtherUser = await bob.post(
+      { jsonrpc: '2.0', id: 10, method: 'tools/list' },
+      await token(http, { client_id: 'bob-app', sub: 'someone-else' }),
+    );
+    expect(sameAppOtherUser.status).toBe(404);
+    await sameAppOtherUser.body?.cancel();
   });
 
-  it('accepts an ES256 token, and a token naming its client by azp or sub', async () => {
+  it('a header a token could write into never breaks the answer (a 401, not a 500)', async () => {
+    // A JWT whose protected header names a "crit" extension with a line break: jose refuses it,
+    // and its message must not reach the WWW-Authenticate header.
+    const header = Buffer.from(
+      JSON.stringify({
+        alg: 'RS256',
+        kid: 'rsa-1',
+        crit: ['x\r\nInjected: 1'],
+        'x\r\nInjected: 1': 1,
+      }),
+    ).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ iss: issuer, aud: http.url, client_id: 'a' }),
+    ).toString('base64url');
+    const response = await post(http, `${header}.${payload}.AAAA`, INIT);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).not.toMatch(/Injected/);
+  });
+
+  it('accepts an ES256 token; the client is client_id only, never azp or sub in its place', async () => {
     for (const claims of [
-      {},
       { client_id: undefined, azp: 'by-azp' },
-      { client_id: undefined, sub: 'by-sub' },
+      { client_id: undefined, sub: 'ci-app' },
     ]) {
+      const response = await post(http, await token(http, claims as Claims), INIT);
+      expect(response.status).toBe(401);
+      expect(await response.text()).toContain('names no client: its \\"client_id\\" claim');
+    }
+    for (const claims of [{}]) {
       const jwt = await token(http, claims as Claims, keys.ec.privateKey, {
         alg: 'ES256',
         kid: 'ec-1',
@@ -305,6 +336,28 @@ describe('serve --http as an OAuth resource server', () => {
 });
 
 describe('OAuth scopes and setup', () => {
+  it('with entries for OAuth identities, only those are let in', async () => {
+    const http = await gatewayWithOAuth(undefined, true);
+    try {
+      const stranger = await post(http, await token(http, { client_id: 'stranger-app' }), INIT);
+      expect(stranger.status).toBe(403);
+      expect(await stranger.text()).toContain('is not one of this gateway');
+      const known = await post(http, await token(http, { client_id: 'bob-app' }), INIT);
+      expect(known.status).toBe(200);
+      await known.body?.cancel();
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('a request that arrives while the issuer is still looked up is never left hanging', async () => {
+    // Discovery runs before the port opens: a failing issuer means no port at all, and an answer.
+    const gateway = bareGateway({ echo: true });
+    await expect(
+      serveSharedGatewayHttp(gateway, { port: 0, oauth: { issuer: `${issuer}/missing` } }),
+    ).rejects.toThrow(/Cannot find the signing keys/);
+  });
+
   it('a token without a required scope gets 403 insufficient_scope naming it', async () => {
     const http = await gatewayWithOAuth(['mcp:tools']);
     try {

@@ -24,10 +24,16 @@ export interface OAuthOptions {
   readonly jwksUri?: string | undefined;
   /** Scopes every token must carry (space-separated `scope` claim, or `scp`). Default: none. */
   readonly scopes?: readonly string[] | undefined;
-  /** The claim that names the client (default: `client_id`, else `azp`, else `sub`). */
+  /** The claim that names the client (default `client_id`, RFC 9068's; no other is tried). */
   readonly identityClaim?: string | undefined;
   /** Signature algorithms accepted (default: asymmetric ones only; never `none` or HMAC). */
   readonly algorithms?: readonly string[] | undefined;
+  /**
+   * Whether only identities with an entry in `clients` are let in (403 otherwise). Default: yes
+   * when `clients` has an entry without a token (an OAuth identity's), else any client the issuer
+   * names.
+   */
+  readonly clientsOnly?: boolean | undefined;
   /** Clock skew tolerated on `exp`, `nbf` and `iat`, seconds (default 30). */
   readonly clockToleranceSec?: number | undefined;
 }
@@ -49,7 +55,14 @@ export const DEFAULT_ALGORITHMS = [
 
 /** What a presented token comes to. */
 export type OAuthVerdict =
-  | { readonly ok: true; readonly identity: string; readonly scopes: readonly string[] }
+  | {
+      readonly ok: true;
+      /** The client (the configured claim, `client_id` by default). */
+      readonly identity: string;
+      /** The token's `sub` (the user, for a user's token), `''` when it has none. */
+      readonly subject: string;
+      readonly scopes: readonly string[];
+    }
   | {
       readonly ok: false;
       readonly status: 401 | 403;
@@ -178,16 +191,32 @@ export class OAuthResourceServer {
     listeningUrl: string,
     fetchImpl: typeof fetch = fetch,
   ): Promise<OAuthResourceServer> {
+    return (await OAuthResourceServer.prepare(options, fetchImpl))(listeningUrl);
+  }
+
+  /**
+   * Everything {@link create} does that can fail or wait (the checks, discovery), done before the
+   * gateway listens; the function it resolves with makes the resource server once the listening
+   * URL (the default `resource`) is known, and cannot fail.
+   * @throws {OAuthSetupError} naming what is wrong and what to do.
+   */
+  static async prepare(
+    options: OAuthOptions,
+    fetchImpl: typeof fetch = fetch,
+  ): Promise<(listeningUrl: string) => OAuthResourceServer> {
     const { issuer } = options;
     if (typeof issuer !== 'string' || issuer === '') {
       throw new OAuthSetupError('oauth.issuer is required: the URL of your authorization server.');
     }
     checkedUrl(issuer, 'issuer');
-    const resource = options.resource ?? listeningUrl;
-    try {
-      new URL(resource);
-    } catch {
-      throw new OAuthSetupError(`oauth.resource is not a URL: ${JSON.stringify(resource)}.`);
+    if (options.resource !== undefined) {
+      try {
+        new URL(options.resource);
+      } catch {
+        throw new OAuthSetupError(
+          `oauth.resource is not a URL: ${JSON.stringify(options.resource)}.`,
+        );
+      }
     }
     const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
     const symmetric = algorithms.filter((a) => a === 'none' || a.startsWith('HS'));
@@ -203,65 +232,72 @@ export class OAuthResourceServer {
     const { createRemoteJWKSet, jwtVerify, errors } = await import('jose');
     const keys = createRemoteJWKSet(jwksUri, { timeoutDuration: 5_000 });
     const required = options.scopes ?? [];
-    const claim = options.identityClaim;
-    const verify = async (token: string): Promise<Checked> => {
-      let payload: Record<string, unknown>;
-      try {
-        ({ payload } = await jwtVerify(token, keys, {
-          issuer,
-          audience: resource,
-          algorithms,
-          clockTolerance: options.clockToleranceSec ?? 30,
-          requiredClaims: ['exp'],
-        }));
-      } catch (error) {
-        const why =
-          error instanceof errors.JWTExpired
-            ? 'the token has expired'
-            : error instanceof errors.JWTClaimValidationFailed
-              ? `its "${error.claim}" claim is not accepted (${error.reason === 'check_failed' ? `expected ${error.claim === 'aud' ? `the audience ${resource}` : error.claim === 'iss' ? `the issuer ${issuer}` : 'a valid value'}` : error.reason})`
-              : error instanceof errors.JWKSNoMatchingKey
-                ? "no key of the issuer's key set matches it"
-                : error instanceof errors.JOSEAlgNotAllowed
-                  ? 'its signature algorithm is not accepted'
-                  : error instanceof errors.JWSSignatureVerificationFailed
-                    ? 'its signature does not verify'
-                    : `it is not a valid token (${(error as Error).message})`;
+    const claim = options.identityClaim ?? 'client_id';
+    return (listeningUrl) => {
+      const resource = options.resource ?? listeningUrl;
+      const verify = async (token: string): Promise<Checked> => {
+        let payload: Record<string, unknown>;
+        try {
+          ({ payload } = await jwtVerify(token, keys, {
+            issuer,
+            audience: resource,
+            algorithms,
+            clockTolerance: options.clockToleranceSec ?? 30,
+            requiredClaims: ['exp'],
+          }));
+        } catch (error) {
+          const why =
+            error instanceof errors.JWTExpired
+              ? 'the token has expired'
+              : error instanceof errors.JWTClaimValidationFailed
+                ? `its "${error.claim}" claim is not accepted (${error.reason === 'check_failed' ? `expected ${error.claim === 'aud' ? `the audience ${resource}` : error.claim === 'iss' ? `the issuer ${issuer}` : 'a valid value'}` : error.reason})`
+                : error instanceof errors.JWKSNoMatchingKey
+                  ? "no key of the issuer's key set matches it"
+                  : error instanceof errors.JOSEAlgNotAllowed
+                    ? 'its signature algorithm is not accepted'
+                    : error instanceof errors.JWSSignatureVerificationFailed
+                      ? 'its signature does not verify'
+                      : `it could not be verified (${String((error as { code?: unknown }).code ?? 'not a token').replace(/[^A-Za-z0-9_ ]/g, '')})`;
+          return {
+            verdict: {
+              ok: false,
+              status: 401,
+              error: 'invalid_token',
+              description: `The access token is refused: ${why}. Get a new one from ${issuer}.`,
+            },
+          };
+        }
+        const named = payload[claim];
+        if (typeof named !== 'string' || !IDENTITY.test(named)) {
+          return {
+            verdict: {
+              ok: false,
+              status: 401,
+              error: 'invalid_token',
+              description: `The access token names no client: its "${claim}" claim is missing or not 1-256 printable characters (set oauth.identityClaim if your issuer names the client in another claim).`,
+            },
+          };
+        }
+        const sub = typeof payload.sub === 'string' ? payload.sub : '';
+        const scopes = scopesOf(payload);
+        const missing = required.filter((s) => !scopes.includes(s));
+        if (missing.length > 0) {
+          return {
+            verdict: {
+              ok: false,
+              status: 403,
+              error: 'insufficient_scope',
+              description: `The access token lacks the scope ${missing.join(' ')} this gateway requires. Ask ${issuer} for a token with it.`,
+            },
+          };
+        }
         return {
-          verdict: {
-            ok: false,
-            status: 401,
-            error: 'invalid_token',
-            description: `The access token is refused: ${why}. Get a new one from ${issuer}.`,
-          },
+          verdict: { ok: true, identity: named, subject: sub, scopes },
+          exp: Number(payload.exp),
         };
-      }
-      const named = claim ? payload[claim] : (payload.client_id ?? payload.azp ?? payload.sub);
-      if (typeof named !== 'string' || !IDENTITY.test(named)) {
-        return {
-          verdict: {
-            ok: false,
-            status: 401,
-            error: 'invalid_token',
-            description: `The access token names no client: its "${claim ?? 'client_id'}" claim${claim ? '' : ' (or azp, or sub)'} is missing or not 1-256 printable characters.`,
-          },
-        };
-      }
-      const scopes = scopesOf(payload);
-      const missing = required.filter((s) => !scopes.includes(s));
-      if (missing.length > 0) {
-        return {
-          verdict: {
-            ok: false,
-            status: 403,
-            error: 'insufficient_scope',
-            description: `The access token lacks the scope ${missing.join(' ')} this gateway requires. Ask ${issuer} for a token with it.`,
-          },
-        };
-      }
-      return { verdict: { ok: true, identity: named, scopes }, exp: Number(payload.exp) };
+      };
+      return new OAuthResourceServer(options, resource, verify);
     };
-    return new OAuthResourceServer(options, resource, verify);
   }
 
   /** What `token` comes to (a verified one is remembered until its `exp`, at most 5 minutes). */
@@ -312,7 +348,10 @@ export class OAuthResourceServer {
     const parts = [`resource_metadata="${this.metadataUrl()}"`];
     if (verdict) {
       parts.push(`error="${verdict.error}"`);
-      parts.push(`error_description="${verdict.description.replace(/["\\]/g, "'")}"`);
+      // RFC 6750's error_description characters only: a header never carries what a token said.
+      parts.push(
+        `error_description="${verdict.description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?')}"`,
+      );
       if (verdict.error === 'insufficient_scope' && this.#options.scopes?.length) {
         parts.push(`scope="${this.#options.scopes.join(' ')}"`);
       }

@@ -19,7 +19,7 @@ import type { Gateway } from './gateway';
 import { type AdmissionRules, admission } from './http-admit';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
 import { isWellFormedHost, isWellFormedOrigin, refuse } from './http-guards';
-import { type GatewayClient, identitiesOf } from './http-identities';
+import { identitiesOf } from './http-identities';
 import {
   batchRefusal,
   batchVersion,
@@ -30,8 +30,10 @@ import {
   sseSink,
   toolCallOf,
 } from './http-lean';
-import { type OAuthOptions, OAuthResourceServer } from './http-oauth';
-import { createGatewayServerFactory, type ElicitationApprovals, newSessionId } from './serve';
+import { OAuthResourceServer } from './http-oauth';
+import type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './http-options';
+import { principalOf } from './principal';
+import { createGatewayServerFactory, newSessionId } from './serve';
 import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
 
 export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
@@ -42,63 +44,8 @@ export {
   tokenSha256,
 } from './http-identities';
 export { type OAuthOptions, OAuthSetupError } from './http-oauth';
+export type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './http-options';
 export { HTTP_DEFAULTS, isLoopbackHost };
-
-/** Options of {@link serveGatewayHttp}. */
-export interface HttpServeOptions {
-  /** Address to bind (default 127.0.0.1). Anything but loopback requires `token`. */
-  readonly host?: string;
-  /** Port (default 8765; 0 picks a free one). */
-  readonly port?: number;
-  /** The endpoint's path (default `/mcp`). */
-  readonly path?: string;
-  /** The bearer token every request must carry. Required: generate one when none is configured. */
-  readonly token: string;
-  /** Origins allowed besides loopback ones (exact origins such as `https://app.example.com`). */
-  readonly allowedOrigins?: readonly string[];
-  /** Host names allowed in the `Host` header besides loopback ones (when bound beyond loopback). */
-  readonly allowedHosts?: readonly string[];
-  /** Largest request body, bytes (default 1 MiB); larger ones get 413. */
-  readonly maxBodyBytes?: number;
-  /** Concurrent sessions (2025 protocol) and subscription streams (2026 protocol), default 32. */
-  readonly maxSessions?: number;
-  /** A session unused this long is closed, ms (default 30 minutes). */
-  readonly sessionIdleMs?: number;
-  /** Out-of-band errors (default: dropped). */
-  readonly onError?: (error: Error) => void;
-  /** Where the policies' questions go (the gateway must have been built with its approver). */
-  readonly approvals?: ElicitationApprovals;
-}
-
-/**
- * Options of {@link serveGatewayHttp} for a gateway shared by several clients: each with its own
- * token (held as its SHA-256), tool allowlist and permission mode. A session belongs to the client
- * that opened it: another client's token on it is a 404.
- */
-export interface HttpServeClientsOptions extends Omit<HttpServeOptions, 'token'> {
-  /**
-   * The clients with their own tokens; with `oauth`, also the settings (tools, mode) of identities
-   * access tokens name (entries without a token). Optional with `oauth`.
-   */
-  readonly clients?: readonly GatewayClient[];
-  /**
-   * Accept OAuth 2.1 access tokens issued for this gateway by an authorization server (the MCP
-   * authorization spec's resource server): see {@link OAuthOptions}.
-   */
-  readonly oauth?: OAuthOptions;
-  readonly token?: undefined;
-}
-
-/** A running HTTP gateway. */
-export interface HttpGateway {
-  /** `http://host:port/mcp` as bound (port 0 resolved). */
-  readonly url: string;
-  readonly port: number;
-  /** Open 2025-protocol sessions. */
-  readonly sessions: number;
-  /** Stops accepting, closes every session and the listener. */
-  close(): Promise<void>;
-}
 
 function jsonRpcError(
   status: number,
@@ -192,11 +139,12 @@ async function serve(
     /** The server's side of `transport`, which takes plain `tools/call`s on the lean path. */
     readonly lean: LeanTransport;
     readonly server: Server;
-    /** The client that opened it: only its token reaches it. */
+    /** Who opened it (the client, and an OAuth token's subject): only they reach it. */
     readonly identity: string;
     timer: NodeJS.Timeout | undefined;
   }
   const sessions = new Map<string, Session>();
+  let leanCalls = 0;
   let opening = 0;
 
   const dropSession = (id: string) => {
@@ -222,7 +170,7 @@ async function serve(
     if (id !== null) {
       const session = sessions.get(id);
       // Another client's session answers as one that does not exist: its id tells nothing.
-      if (!session || session.identity !== authInfo.clientId)
+      if (!session || session.identity !== principalOf(authInfo))
         return jsonRpcError(
           404,
           'Session not found: it ended or expired, or another client opened it. Initialize a new session.',
@@ -254,7 +202,7 @@ async function serve(
             transport,
             lean,
             server,
-            identity: authInfo.clientId,
+            identity: principalOf(authInfo) as string,
             timer: undefined,
           };
           sessions.set(sessionId, session);
@@ -355,14 +303,14 @@ async function serve(
     const parsed = parseBody(body);
     const sessionId = req.headers['mcp-session-id'];
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    const session = found?.identity === admitted.clientId ? found : undefined;
+    const session = found?.identity === principalOf(admitted) ? found : undefined;
     if (Array.isArray(parsed)) {
       const refused = batchRefusal(batchVersion(req, session?.lean));
       if (refused) return refuse(res, 400, refused, {}, -32600);
     }
     // A call over its client's limit is answered 429 with Retry-After before anything runs (the
     // limits interceptor still counts every call, over any transport).
-    const call = gateway.limits ? toolCallOf(parsed) : undefined;
+    const call = toolCallOf(parsed);
     const limited = call && gateway.limits?.check(admitted.clientId, call.name);
     if (call && limited) {
       const seconds = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
@@ -372,6 +320,7 @@ async function serve(
       const sink = sseSink(res, sessionId);
       if (session.lean.takeCall(parsed, sink)) {
         sink.arm();
+        leanCalls++;
         touch(sessionId, session);
         const { id } = parsed as { id: string | number };
         res.once('close', () => {
@@ -382,8 +331,27 @@ async function serve(
         return;
       }
     }
+    if (session && call) {
+      // On the SDK path too, a client that closes a call's stream cancels the call.
+      res.once('close', () => {
+        if (!res.writableFinished) {
+          session.lean.cancel(call.id, "The client closed the call's HTTP response stream.");
+        }
+      });
+    }
     return nodeHandler(replayRequest(req, body, admitted), res, parsed);
   };
+
+  // OAuth's checks and discovery (which may fail, or wait on the issuer) before the port opens.
+  const oauthOptions = 'oauth' in options ? options.oauth : undefined;
+  let makeOAuth: ((url: string) => OAuthResourceServer) | undefined;
+  try {
+    makeOAuth = oauthOptions ? await OAuthResourceServer.prepare(oauthOptions) : undefined;
+  } catch (error) {
+    unsubscribeModern();
+    made.dispose();
+    throw error;
+  }
 
   const httpServer: HttpServer = createServer((req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
@@ -406,19 +374,19 @@ async function serve(
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}${path}`;
-  let oauth: OAuthResourceServer | undefined;
-  const oauthOptions = 'oauth' in options ? options.oauth : undefined;
-  if (oauthOptions) {
-    try {
-      oauth = await OAuthResourceServer.create(oauthOptions, url);
-    } catch (error) {
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      unsubscribeModern();
-      made.dispose();
-      throw error;
-    }
-  }
-  rules = { path, allowedHostnames, allowedOriginHostnames, identities, oauth };
+  const oauth = makeOAuth?.(url);
+  rules = {
+    path,
+    allowedHostnames,
+    allowedOriginHostnames,
+    identities,
+    oauth,
+    // With entries for OAuth identities, only those are let in, unless told otherwise.
+    oauthClientsOnly:
+      oauthOptions?.clientsOnly ??
+      ('clients' in options &&
+        (options.clients ?? []).some((client) => client.tokenSha256 === undefined)),
+  };
   rulesReady();
 
   let closing: Promise<void> | undefined;
@@ -427,6 +395,9 @@ async function serve(
     port,
     get sessions() {
       return sessions.size;
+    },
+    get leanCalls() {
+      return leanCalls;
     },
     close() {
       closing ??= (async () => {

@@ -99,6 +99,44 @@ describe('Limiter', () => {
     for (let i = 0; i < 99; i++) expect(refused(limiter.acquire('bob', 'read_file'))).toBe(false);
   });
 
+  it('of several limits reached, says the longest wait; a client’s own limits replace the defaults whole', () => {
+    const c = clock();
+    const limiter = new Limiter(
+      { callsPerMinute: 120, concurrent: 1, tools: { t: { callsPerMinute: 1 } } },
+      new Map([['ci', { callsPerMinute: 600 }]]),
+      c.now,
+    );
+    const first = limiter.acquire('alice', 't');
+    if ('message' in first) throw new Error('expected a slot');
+    first.release();
+    c.advance(100);
+    // The client's bucket refills in 0.5 s, the tool's in 60 s: the answer is the tool's.
+    for (let i = 0; i < 119; i++) limiter.acquire('alice', 'other');
+    const refusal = limiter.check('alice', 't');
+    expect(refusal?.retryAfterMs).toBeGreaterThan(59_000);
+    expect(refusal?.message).toContain('on tools "t"');
+    // ci's own limits: no concurrency limit, no tool limit from the defaults.
+    const slots = [
+      limiter.acquire('ci', 't'),
+      limiter.acquire('ci', 't'),
+      limiter.acquire('ci', 't'),
+    ];
+    expect(slots.every((slot) => !refused(slot))).toBe(true);
+  });
+
+  it('refund gives back a call that asked to be sent again, so it and its retry count once', () => {
+    const limiter = new Limiter({ callsPerMinute: 1 });
+    expect(refused(limiter.acquire('alice', 't'))).toBe(false);
+    limiter.refund('alice', 't');
+    expect(refused(limiter.acquire('alice', 't'))).toBe(false);
+    expect(refused(limiter.acquire('alice', 't'))).toBe(true);
+    // Never past a full bucket.
+    limiter.refund('alice', 't');
+    limiter.refund('alice', 't');
+    expect(refused(limiter.acquire('alice', 't'))).toBe(false);
+    expect(refused(limiter.acquire('alice', 't'))).toBe(true);
+  });
+
   it('as an interceptor: refuses with UNAVAILABLE and retryAfterMs, frees the slot when the call ends', async () => {
     const registry = createToolRegistry();
     let release: () => void = () => {};

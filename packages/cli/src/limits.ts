@@ -65,19 +65,14 @@ export class Limiter {
   /** The limits that apply to `client` calling `tool`: key, rule, and how to name it. */
   #rules(identity: string | undefined, tool: string) {
     const client = clientOf(identity);
-    const own = this.#perClient.get(client);
-    const config = own ?? this.#defaults;
+    // A client's own limits replace the defaults, whole (as the README says).
+    const config = this.#perClient.get(client) ?? this.#defaults;
     const rules: { key: string; rule: LimitRule; what: string }[] = [];
     if (!config) return rules;
-    const clientRule = {
-      callsPerMinute: own?.callsPerMinute ?? this.#defaults?.callsPerMinute,
-      concurrent: own?.concurrent ?? this.#defaults?.concurrent,
-    };
-    if (clientRule.callsPerMinute !== undefined || clientRule.concurrent !== undefined) {
-      rules.push({ key: `c\0${client}`, rule: clientRule, what: `client "${client}"` });
+    if (config.callsPerMinute !== undefined || config.concurrent !== undefined) {
+      rules.push({ key: `c\0${client}`, rule: config, what: `client "${client}"` });
     }
-    const tools = { ...this.#defaults?.tools, ...own?.tools };
-    for (const [pattern, rule] of Object.entries(tools)) {
+    for (const [pattern, rule] of Object.entries(config.tools ?? {})) {
       if (!matchesTool(pattern, tool)) continue;
       rules.push({
         key: `t\0${client}\0${pattern}`,
@@ -103,12 +98,17 @@ export class Limiter {
     return bucket;
   }
 
-  /** Why `identity`'s call of `tool` could not start now, or `undefined` when it could. */
+  /**
+   * Why `identity`'s call of `tool` could not start now, or `undefined` when it could. Of several
+   * limits reached, the one to wait longest for: a retry after that is not refused by another.
+   */
   check(identity: string | undefined, tool: string): LimitRefusal | undefined {
     const now = this.#now();
+    let worst: LimitRefusal | undefined;
     for (const { key, rule, what } of this.#rules(identity, tool)) {
+      let refusal: LimitRefusal | undefined;
       if (rule.concurrent !== undefined && (this.#running.get(key) ?? 0) >= rule.concurrent) {
-        return {
+        refusal = {
           // A slot frees when a running call ends: a second is a fair first guess.
           retryAfterMs: 1000,
           message: `The gateway's limit of ${rule.concurrent} calls at once for ${what} is reached; retry when one of them has finished.`,
@@ -118,14 +118,31 @@ export class Limiter {
         const bucket = this.#bucket(key, rule.callsPerMinute, now);
         if (bucket.tokens < 1) {
           const retryAfterMs = Math.ceil(((1 - bucket.tokens) * 60_000) / rule.callsPerMinute);
-          return {
-            retryAfterMs,
-            message: `The gateway's limit of ${rule.callsPerMinute} calls a minute for ${what} is reached; retry in ${Math.ceil(retryAfterMs / 1000)} s.`,
-          };
+          if (!refusal || retryAfterMs > refusal.retryAfterMs) {
+            refusal = {
+              retryAfterMs,
+              message: `The gateway's limit of ${rule.callsPerMinute} calls a minute for ${what} is reached; retry in ${Math.ceil(retryAfterMs / 1000)} s.`,
+            };
+          }
         }
       }
+      if (refusal && (!worst || refusal.retryAfterMs > worst.retryAfterMs)) worst = refusal;
     }
-    return undefined;
+    return worst;
+  }
+
+  /**
+   * Gives back what one started call of `identity`'s `tool` took from the calls-a-minute buckets:
+   * for a call that did not run to its end but asks to be sent again (a 2026-07-28 round that
+   * ends in a question), so that the call and its retry count once.
+   */
+  refund(identity: string | undefined, tool: string): void {
+    const now = this.#now();
+    for (const { key, rule } of this.#rules(identity, tool)) {
+      if (rule.callsPerMinute === undefined) continue;
+      const bucket = this.#bucket(key, rule.callsPerMinute, now);
+      bucket.tokens = Math.min(rule.callsPerMinute, bucket.tokens + 1);
+    }
   }
 
   /** Starts a call: its slot, or why it may not start (nothing is counted then). */

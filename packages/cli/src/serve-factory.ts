@@ -12,7 +12,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
+import type { Limiter } from './limits';
 import type { PinBook } from './pins';
+import { principalOf } from './principal';
 import { type AskRound, type ElicitationApprovals, refusedBy } from './serve-ask';
 import type { LeanCallRoute, LeanOutcome } from './serve-lean-calls';
 import { GatewayTools } from './serve-tools';
@@ -104,6 +106,7 @@ export function createGatewayServerFactory(
         readonly registry: ToolRegistry;
         readonly tools: GatewayTools;
         readonly pins: PinBook | undefined;
+        readonly limits: Limiter | undefined;
       }
     | undefined;
   let disposed = false;
@@ -113,6 +116,7 @@ export function createGatewayServerFactory(
       registry: built.registry,
       tools: new GatewayTools(built.registry),
       pins: built.pins,
+      limits: built.limits,
     };
     if (!disposed) {
       const fromRegistry = built.registry.on('change', announce);
@@ -146,7 +150,8 @@ export function createGatewayServerFactory(
   // for another's call.
   const stateCodec = createRequestStateCodec<AskState>({
     key: randomBytes(32),
-    bind: (ctx) => `${ctx.mcpReq.method}\0${identityOf(ctx as ServerContext) ?? ''}`,
+    bind: (ctx) =>
+      `${ctx.mcpReq.method}\0${principalOf((ctx as ServerContext).http?.authInfo) ?? ''}`,
   });
   const { allows } = options;
   const callDigest = (name: string, args: unknown) =>
@@ -247,6 +252,8 @@ export function createGatewayServerFactory(
           } as ToolExecution),
         );
         if (round && round.pending.size > 0) {
+          // The round ends in a question and the client sends the call again: it counts once.
+          (ready ?? (await opening)).limits?.refund(identity, name);
           return inputRequired({
             inputRequests: Object.fromEntries(round.pending),
             requestState: await stateCodec.mint(

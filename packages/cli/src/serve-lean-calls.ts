@@ -57,6 +57,11 @@ export interface LeanTransport extends Transport {
   takeCall(message: unknown, sink: LeanCallSink): boolean;
   /** Aborts the call of request `id` taken with {@link takeCall} (its client went away). */
   abandon(id: RequestId, reason: string): void;
+  /**
+   * Cancels request `id` of the SDK path as a `notifications/cancelled` from the client would:
+   * its handler's signal aborts and it is not answered (its client went away).
+   */
+  cancel(id: RequestId, reason: string): void;
   /** The protocol version the connection negotiated in its `initialize`, once it has. */
   readonly protocolVersion: string | undefined;
 }
@@ -202,6 +207,13 @@ export function leanToolCalls(wire: Transport, route: LeanCallRoute): LeanTransp
       sinks.set(message.id, sink);
       void run(server, message);
       return true;
+    },
+    cancel(id, reason) {
+      receive({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason },
+      });
     },
     abandon(id, reason) {
       const sink = sinks.get(id);

@@ -57,7 +57,7 @@ function oauthConfig(): string {
   writeConfig(dir, {
     exampleTools: { writable: false },
     permissions: { allow: ['read_file', 'list_dir'] },
-    oauth: { issuer, resource: RESOURCE, scopes: ['mcp'] },
+    oauth: { issuer, resource: RESOURCE, scopes: ['mcp'], clientsOnly: false },
     clients: [{ name: 'reader-app', tools: ['read_file'] }],
   });
   return dir;
