@@ -73,6 +73,7 @@ describe('splitting a specifier into words', () => {
     expect(splitSpecWords("a ''")).toEqual(['a', '']);
     expect(splitSpecWords('a ""')).toEqual(['a', '']);
     expect(splitSpecWords('a *')).toEqual(['a', '\u0000']);
+    expect(splitSpecWords('a \\  b')).toEqual(['a', ' ', 'b']);
   });
 });
 
