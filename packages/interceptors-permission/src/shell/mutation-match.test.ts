@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseRule, type ShellSpec } from '../decide/rules';
-import { foldLookAlike, matchShell, wildcardMatch } from './match';
+import { foldLookAlike, matchShell, suspiciousCharacter, wildcardMatch } from './match';
 import type { ShellWord } from './words';
 
 const spec = (text: string): ShellSpec => {
@@ -33,13 +33,33 @@ describe('look-alike folding', () => {
     expect(foldLookAlike(`r${String.fromCodePoint(code as number)}m`)).toBe('rm');
   });
 
-  it.each([0x180a, 0x1810, 0x2010, 0x2029, 0x2070, 0xfe10])('U+%s just outside is kept', (code) => {
-    expect(foldLookAlike(`r${String.fromCodePoint(code)}m`)).not.toBe('rm');
+  // Each is left alone by NFKC, so only the ranges decide.
+  it.each([0x180a, 0x1810, 0x2010, 0x2029, 0x2030, 0x2072, 0xfe1a])(
+    'U+%s just outside is kept',
+    (code) => {
+      expect(String.fromCodePoint(code).normalize('NFKC').codePointAt(0)).toBe(code);
+      expect(foldLookAlike(`r${String.fromCodePoint(code)}m`)).not.toBe('rm');
+    },
+  );
+});
+
+describe('names', () => {
+  it('the first character outside printable ASCII, by its code point', () => {
+    expect(suspiciousCharacter('r m')).toBe('U+0020');
+    expect(suspiciousCharacter('r\u0000')).toBe('U+0000');
+    expect(suspiciousCharacter('a!~')).toBeUndefined();
+    expect(suspiciousCharacter('\u00e9')).toBe('U+00E9');
+  });
+
+  it('a deny rule on a full path matches that path as written', () => {
+    expect(matchShell(spec('/bin/rm:*'), [w('/bin/rm'), w('x')], 'deny')).toBe('yes');
+    expect(matchShell(spec('rm:*'), [w('/bin/rm'), w('x')], 'deny')).toBe('yes');
   });
 });
 
 describe('wildcards', () => {
   it('a star backtracks, trailing stars match nothing, a mismatch without one fails', () => {
+    expect(wildcardMatch('\u0000bc', 'abxbc')).toBe(true);
     expect(wildcardMatch('a\u0000c', 'abbc')).toBe(true);
     expect(wildcardMatch('a\u0000b\u0000c', 'axbyc')).toBe(true);
     expect(wildcardMatch('a\u0000\u0000', 'a')).toBe(true);
