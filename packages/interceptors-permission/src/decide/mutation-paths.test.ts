@@ -152,11 +152,14 @@ describe('path arguments', () => {
     );
   });
 
-  it('an argument present but undefined is no path', async () => {
+  it('an argument present but undefined is read as absent: a reader then reads where it runs', async () => {
+    // The body sees `undefined` as no path, and reads its working directory: judged as that
+    // directory, as an absent path is (the kit's reader, shared with the sandbox, skips it).
     const d = await decideIn(GUARD, call('Peek', { path: undefined }, PEEK));
-    expect(d.reason).toBe(
-      'no rule allows "Peek" and mode "default" asks for tools that may change things',
-    );
+    const absent = await decideIn(GUARD, call('Peek', {}, PEEK));
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toBe(absent.reason);
+    expect(d.reason).toContain('. is a directory that holds paths');
   });
 
   it('a value that is not a usable path string is not understood, shown as JSON', async () => {

@@ -96,3 +96,38 @@ describe('path decisions', () => {
     expect((await policy.explain(bash('cd "$D" && cat /etc/hostname'))).behavior).toBe('allow');
   });
 });
+
+describe('path hints read as the sandbox reads them', () => {
+  // A tool whose hints and arguments disagree (its author declared `edits.*.path`, a call sends a
+  // string there): the sandbox refused such a call, permission found no path and checked nothing.
+  const MULTI = { paths: [{ arg: 'edits.*.path', access: 'write' as const }] };
+  const policyFor = async () => {
+    const { root, home } = makeProject();
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: { allow: ['MultiWrite'], deny: ['Edit(./secrets/**)'] },
+    });
+    await policy.ready;
+    return policy;
+  };
+
+  it('a container of the wrong kind on the way to a path asks, naming the argument', async () => {
+    const policy = await policyFor();
+    // Sound calls: judged by their paths.
+    expect(
+      (await policy.explain(call('MultiWrite', { edits: [{ path: 'src/a' }] }, MULTI))).behavior,
+    ).toBe('allow');
+    expect(
+      (await policy.explain(call('MultiWrite', { edits: [{ path: 'secrets/k' }] }, MULTI)))
+        .behavior,
+    ).toBe('deny');
+    for (const edits of ['secrets/k', 42, true]) {
+      const decision = await policy.explain(call('MultiWrite', { edits }, MULTI));
+      expect(decision.behavior, JSON.stringify(edits)).not.toBe('allow');
+      expect(decision.reason).toContain('edits.*.path');
+    }
+    // Absent: nothing to check, as before.
+    expect((await policy.explain(call('MultiWrite', {}, MULTI))).behavior).toBe('allow');
+  });
+});

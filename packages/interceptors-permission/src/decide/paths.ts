@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
+import { collectPathArgs } from '@dsh-tools/policy-kit';
 import type { ToolView } from '@dsh-tools/protocol';
 import { isProcessSubstitution, type ShellWord, syntheticWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
-import { isFamily, valuesAt } from './policy';
+import { isFamily } from './policy';
 import { patternsOf, policyIndex } from './policy-index';
 import {
   expandHome,
@@ -263,7 +264,18 @@ export function pathParts(
 ): Part[] {
   const parts: Part[] = [];
   for (const hint of tool.hints.paths ?? []) {
-    const given = valuesAt(trail.exec.arguments, hint.arg);
+    // The kit's reader, as the sandbox's: a container of the wrong kind on the way to a path (a
+    // string where `edits.*.path` needs an array) is a problem to ask about, never nothing to check.
+    const collected = collectPathArgs(trail.exec.arguments, [hint]);
+    if (typeof collected === 'string') {
+      parts.push({
+        severity: 'unknown',
+        subject: `${hint.arg}`,
+        reason: `argument ${hint.arg} is declared a path, but the call does not fit it: ${collected}`,
+      });
+      continue;
+    }
+    const given: unknown[] = collected.map((found) => found.value);
     // A reader given no path reads where it runs (a search tool's default is the working
     // directory): judged as that directory. A writer needs its path, so its schema requires it.
     if (given.length === 0 && hint.access === 'read' && !hint.arg.includes('*')) given.push('.');
