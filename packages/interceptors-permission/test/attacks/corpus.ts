@@ -12,6 +12,7 @@ import { PINS, PLAN_REFUSE } from './corpus-pins';
 import { ROUND_EIGHT } from './corpus-round-eight';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
+import { ROUND_NINE } from './corpus-round-nine';
 import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
 import { ROUND_THREE } from './corpus-round-three';
@@ -38,6 +39,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_SIX,
   ...ROUND_SEVEN,
   ...ROUND_EIGHT,
+  ...ROUND_NINE,
   ...PINS,
   ...PLAN_REFUSE,
 ];
