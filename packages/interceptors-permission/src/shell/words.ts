@@ -179,11 +179,18 @@ const visit = (node: ShellNode, src: string, acc: Acc, first: boolean): void => 
       acc.value += decoded ?? text;
       return;
     }
-    case 'concatenation':
+    case 'concatenation': {
+      let end = node.start;
       node.children.forEach((child, i) => {
+        // Text between two parts of one word (a blank: `.env ``rm`, where the parser joined what
+        // bash splits into two words) means the parser's reading is not bash's: not known.
+        if (child.start > end) acc.literal = false;
+        end = child.end;
         visit(child, src, acc, first && i === 0);
       });
+      if (end < node.end) acc.literal = false;
       return;
+    }
     case 'brace_expression':
     case 'extglob_pattern':
       acc.glob = true;
@@ -191,8 +198,9 @@ const visit = (node: ShellNode, src: string, acc: Acc, first: boolean): void => 
       return;
     default:
       if (!node.named && text.length > 0 && !NON_LITERAL.has(node.type)) {
-        // An anonymous token inside a word (`$` of `$"..."`): keep its text, nothing expands.
-        if (node.type === '$') acc.literal = false;
+        // An anonymous token inside a word (`$` of `$"..."`): keep its text, nothing expands. A
+        // backquote is the edge of a command substitution (an empty one, ``): never literal.
+        if (node.type === '$' || node.type === '`') acc.literal = false;
         acc.value += text;
         return;
       }
