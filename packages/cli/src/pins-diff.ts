@@ -15,12 +15,18 @@ const short = (value: unknown, limit: number): string => {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The leaf paths where `a` and `b` differ, `path: old -> new`, objects compared key by key. */
+/** One changed leaf: its path, and the line that shows it (old and new values, cut). */
+interface Change {
+  readonly path: string;
+  readonly line: string;
+}
+
+/** The leaf paths where `a` and `b` differ (objects compared key by key), at most `max` + 1. */
 function walk(
   a: unknown,
   b: unknown,
   path: string,
-  out: string[],
+  out: Change[],
   max: number,
   limit: number,
 ): void {
@@ -28,14 +34,15 @@ function walk(
   if (isRecord(a) && isRecord(b)) {
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       const at = path === '' ? key : `${path}.${key}`;
-      if (!(key in b)) out.push(`${at} removed (was ${short(a[key], limit)})`);
-      else if (!(key in a)) out.push(`${at} added: ${short(b[key], limit)}`);
+      if (!(key in b)) out.push({ path: at, line: `${at} removed (was ${short(a[key], limit)})` });
+      else if (!(key in a)) out.push({ path: at, line: `${at} added: ${short(b[key], limit)}` });
       else walk(a[key], b[key], at, out, max, limit);
     }
     return;
   }
-  if (canonicalJson(a) !== canonicalJson(b))
-    out.push(`${path}: ${short(a, limit)} -> ${short(b, limit)}`);
+  if (canonicalJson(a) !== canonicalJson(b)) {
+    out.push({ path, line: `${path}: ${short(a, limit)} -> ${short(b, limit)}` });
+  }
 }
 
 /**
@@ -48,16 +55,20 @@ export function diffDefinitions(
   max = MAX_ENTRIES,
   limit = MAX_TEXT,
 ): string[] {
-  const out: string[] = [];
+  const out: Change[] = [];
   walk(pinned, now, '', out, max, limit);
-  return out.length > max
-    ? [...out.slice(0, max), 'and more (dsh-tools pin list shows every change)']
-    : out;
+  const lines = out.map((change) => change.line);
+  return lines.length > max
+    ? [...lines.slice(0, max), 'and more (dsh-tools pin list shows every change)']
+    : lines;
 }
 
-/** The paths that changed (`description`, `inputSchema.properties.note`), without their values. */
+/**
+ * The paths that changed (`description`, `inputSchema.properties.note`), without their values:
+ * taken from the walk itself, never parsed back out of a line (a key may hold `: ` or ` added`).
+ */
 export function changedPaths(pinned: PinnedDefinition, now: PinnedDefinition): string[] {
-  return diffDefinitions(pinned, now, Number.POSITIVE_INFINITY, 0).map((line) =>
-    line.replace(/( (added|removed)\b.*|: .*)$/s, ''),
-  );
+  const out: Change[] = [];
+  walk(pinned, now, '', out, Number.POSITIVE_INFINITY, 0);
+  return out.map((change) => change.path);
 }
