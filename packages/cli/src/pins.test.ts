@@ -271,7 +271,10 @@ describe('PinBook', () => {
     const onDisk = readLock(file).servers.docs;
     expect(onDisk.read_doc.definition.description).toBe('Pulled.');
     expect(onDisk.other.definition.description).toBe('Other.');
-    // The gateway took the operator's approval from the file it wrote to.
+    // The gateway takes the operator's approval from the file when it next writes to it (which
+    // of the two writes above went first is up to the lock, so this write comes after both).
+    serving.statusOf(bridged('third', 'Third.'));
+    await serving.flushed();
     expect(serving.refusal('mcp__docs__read_doc', bridged('read_doc', 'Pulled.'))).toBeUndefined();
   });
 
@@ -335,5 +338,25 @@ describe('PinBook', () => {
       PinsFileError,
     );
     await expect(PinBook.open(dir, { mode: 'tofu' })).rejects.toThrow(/Cannot read the pins file/);
+  });
+});
+
+describe('changedPaths', () => {
+  it('names a schema key as it is, even one that reads like a diff line', async () => {
+    const { changedPaths } = await import('./pins-diff');
+    const before: PinnedDefinition = {
+      name: 't',
+      description: 'd',
+      inputSchema: { properties: {} },
+    };
+    const after: PinnedDefinition = {
+      name: 't',
+      description: 'd',
+      inputSchema: { properties: { 'note: x': {}, 'a removed': {} } },
+    };
+    expect(changedPaths(before, after)).toEqual([
+      'inputSchema.properties.a removed',
+      'inputSchema.properties.note: x',
+    ]);
   });
 });
