@@ -1,0 +1,113 @@
+import type { Redis, RedisOptions } from 'ioredis';
+
+/** Where a gateway's shared state lives: `dsh-tools.json`'s `state` section. */
+export interface StateOptions {
+  /** A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS). */
+  readonly redis: string;
+  /**
+   * Put before every key and channel (default `dsh:`), so that several gateways can share one
+   * Redis without seeing each other's state.
+   */
+  readonly prefix?: string;
+  /**
+   * How long a call waits for the store before it fails closed (default 2000 ms). A store that is
+   * slow or gone never holds a call longer than this.
+   */
+  readonly deadlineMs?: number;
+}
+
+/** The defaults of {@link StateOptions}. */
+export const STATE_DEFAULTS = { prefix: 'dsh:', deadlineMs: 2000 } as const;
+
+/**
+ * The shared state store did not answer in time, or refused. Whatever needed it fails closed: a
+ * call is refused as retryable (`UNAVAILABLE`), never run on a guess.
+ */
+export class StateUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateUnavailableError';
+  }
+}
+
+/** `url` without its password, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(a Redis URL that does not parse)';
+  }
+}
+
+/** The connection settings a gateway uses: bounded everywhere, reconnecting forever. */
+export function redisOptions(deadlineMs: number): RedisOptions {
+  return {
+    // A command never waits in a queue for a connection that may not come back: it fails at once,
+    // and the call that needed it fails closed (the deadline below bounds a command on a live one).
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: deadlineMs,
+    connectTimeout: deadlineMs,
+    // Reconnect forever, at most a second apart: a Redis restarted mid-run is found again.
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+    lazyConnect: true,
+  };
+}
+
+/**
+ * Connects to the store (ioredis is loaded only then: a gateway without `state` never loads it).
+ * Rejects with a {@link StateUnavailableError} naming the URL (password hidden) when Redis cannot
+ * be reached within the deadline, so a replica never starts on a store it cannot use.
+ */
+export async function connectRedis(options: StateOptions): Promise<Redis> {
+  const deadlineMs = options.deadlineMs ?? STATE_DEFAULTS.deadlineMs;
+  const { Redis } = await import('ioredis');
+  const client = new Redis(options.redis, redisOptions(deadlineMs));
+  // Errors surface through the commands that fail; the client's own event would crash the process.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    throw new StateUnavailableError(
+      `Cannot reach the state store ${redactedUrl(options.redis)} (${(error as Error).message}). Start Redis, or fix "state.redis" in dsh-tools.json.`,
+      { cause: error },
+    );
+  }
+  return client;
+}
+
+/**
+ * Runs `work` against the store, turning any failure or a wait past `deadlineMs` into a
+ * {@link StateUnavailableError} that says what was being done.
+ */
+export async function inStore<T>(
+  what: string,
+  deadlineMs: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${deadlineMs} ms`)),
+          deadlineMs,
+        );
+        timer.unref();
+      }),
+    ]);
+  } catch (error) {
+    if (error instanceof StateUnavailableError) throw error;
+    throw new StateUnavailableError(
+      `The gateway's state store could not ${what} (${(error as Error).message}); the call fails closed. Retry shortly; if it persists, check that Redis is up.`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
