@@ -143,6 +143,21 @@ const oauthSchema = z.strictObject({
   clientsOnly: z.boolean().optional(),
 });
 
+/**
+ * Where the state several replicas share lives (sessions, questions, grants, pins, limits): a
+ * Redis server. Absent: each process keeps its own, in memory and in the files beside the config.
+ */
+const stateSchema = z.strictObject({
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'expected a Redis URL: redis://[user:password@]host:port[/db]'),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 letters, digits, "_", ".", ":" or "-"')
+    .optional(),
+  deadlineMs: z.number().int().min(50).max(60_000).optional(),
+});
+
 /** Where the audit trail goes: one hash-chained JSON line per call (see `audit-log.ts`). */
 const auditSchema = z.strictObject({
   file: z.string().min(1),
@@ -166,6 +181,7 @@ export const configSchema = z.strictObject({
   oauth: oauthSchema.optional(),
   pins: z.enum(['tofu', 'strict', 'off']).optional(),
   limits: limitsSchema.optional(),
+  state: stateSchema.optional(),
   telemetry: z.strictObject({ otlpEndpoint: z.url() }).optional(),
 });
 
@@ -188,6 +204,8 @@ export type ExampleToolsConfig = z.infer<typeof exampleToolsSchema>;
 export type ClientConfig = z.infer<typeof clientSchema>;
 /** The `limits` section (and a client's own `limits`). */
 export type LimitsConfig = z.infer<typeof limitsSchema>;
+/** The `state` section (see the README's "Run it on several machines"). */
+export type StateConfig = z.infer<typeof stateSchema>;
 /** The `audit` section. */
 export type AuditConfig = z.infer<typeof auditSchema>;
 /** The `oauth` section (see the README's "Run it for a team"). */
@@ -211,6 +229,8 @@ export interface DshToolsConfig {
   readonly pins?: 'tofu' | 'strict' | 'off';
   /** Calls a minute and at once, per client (each client its own), and per tool pattern. */
   readonly limits?: LimitsConfig;
+  /** Where the state shared by several replicas of `serve` lives (Redis); absent: in process. */
+  readonly state?: StateConfig;
   /** `serve --http` accepts OAuth access tokens issued for it by this authorization server. */
   readonly oauth?: OAuthConfig;
   /** Where to export traces over OTLP/HTTP (the standard OTEL_* variables work too). */

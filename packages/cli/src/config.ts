@@ -189,6 +189,7 @@ export function parseConfig(
     ...(data.oauth ? { oauth: data.oauth } : {}),
     ...(data.pins ? { pins: data.pins } : {}),
     ...(data.limits ? { limits: data.limits } : {}),
+    ...(data.state ? { state: data.state } : {}),
     ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };

@@ -17,7 +17,7 @@ import type { LoadedConfig, McpServerEntry, PermissionsConfig } from './config';
 import { resolveFromConfig } from './config';
 import { DEFAULT_POLICIES } from './default-policies';
 import { createExampleTools } from './example-tools';
-import { Limiter } from './limits';
+import { type CallLimiter, createLimiter } from './limits';
 import { PINS_FILE, PinBook } from './pins';
 import {
   POLICY_ORDER,
@@ -28,6 +28,7 @@ import {
   PolicyUnavailableError,
   TrailRecorder,
 } from './policies';
+import { openSharedState, type SharedState } from './state-redis';
 
 /** How the connection of one configured server is going, for a progress line. */
 export type ServerProgressEvent =
@@ -86,6 +87,11 @@ export interface BuildGatewayOptions {
    * applies at once (`serve`).
    */
   readonly pins?: { readonly record?: boolean; readonly watch?: boolean };
+  /**
+   * A state store to share with other replicas, already connected (the gateway does not close
+   * it). Absent: the config's `state` section is connected to (and closed with the gateway).
+   */
+  readonly state?: SharedState;
 }
 
 /** A permission mode, as the config's `permissions.defaultMode` names it. */
@@ -107,7 +113,9 @@ export interface Gateway {
   /** The tool pins (a config file's `dsh-tools.lock.json`), unless `pins` is `off`. */
   readonly pins?: PinBook;
   /** The limits per client and tool (the config's `limits`, and clients' own), if any. */
-  readonly limits?: Limiter;
+  readonly limits?: CallLimiter;
+  /** The state store shared with other replicas (the config's `state`), if any. */
+  readonly state?: SharedState;
   /** Closes every server (their processes end) and removes their tools. Idempotent. */
   close(): Promise<void>;
 }
@@ -216,8 +224,12 @@ export async function buildGateway(
       })
     : undefined;
   let audited: ReturnType<typeof attachAudit> | undefined;
+  // The shared store is reached before anything starts: a replica never runs on a store it cannot
+  // use (its grants, pins and limits would silently be its own).
+  const state = options.state ?? (config.state ? await openSharedState(config.state) : undefined);
   const context: PolicyContext = {
     loaded,
+    ...(state ? { state } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(audit
       ? {
@@ -256,6 +268,7 @@ export async function buildGateway(
           record: options.pins?.record ?? true,
           watch: options.pins?.watch ?? false,
           onError: (error) => onError(error),
+          ...(state ? { state } : {}),
         })
       : undefined;
 
@@ -293,7 +306,9 @@ export async function buildGateway(
     (config.clients ?? []).flatMap((c) => (c.limits ? [[c.name, c.limits] as const] : [])),
   );
   const limits =
-    config.limits || clientLimits.size > 0 ? new Limiter(config.limits, clientLimits) : undefined;
+    config.limits || clientLimits.size > 0
+      ? createLimiter(config.limits, clientLimits, state)
+      : undefined;
   if (limits) {
     registry.use(
       limits.interceptor((exec) => (typeof exec.identity === 'string' ? exec.identity : undefined)),
@@ -382,11 +397,13 @@ export async function buildGateway(
     ...(audit ? { audit } : {}),
     ...(pins ? { pins } : {}),
     ...(limits ? { limits } : {}),
+    ...(state ? { state } : {}),
     close() {
       closing ??= Promise.allSettled([...servers.values()].map((s) => s.close())).then(async () => {
         audit?.close();
         pins?.close();
         await pins?.flushed();
+        if (!options.state) await state?.close();
       });
       return closing;
     },

@@ -311,7 +311,7 @@ async function serve(
     // A call over its client's limit is answered 429 with Retry-After before anything runs (the
     // limits interceptor still counts every call, over any transport).
     const call = toolCallOf(parsed);
-    const limited = call && gateway.limits?.check(admitted.clientId, call.name);
+    const limited = call && (await gateway.limits?.check(admitted.clientId, call.name));
     if (call && limited) {
       const seconds = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
       return refuse(res, 429, limited.message, { 'retry-after': seconds }, -32000, call.id);

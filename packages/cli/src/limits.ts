@@ -1,5 +1,6 @@
 import { errorResult, type Interceptor } from '@dsh-tools/protocol';
 import { matchesTool } from './http-identities';
+import type { SharedState } from './state-redis';
 
 /**
  * Limits per client: calls per minute (a token bucket: a burst of up to the limit, refilled
@@ -37,6 +38,24 @@ export interface LimitSlot {
 
 /** The client name limits count a call under: its identity, or `local` (stdio, `call`). */
 const clientOf = (identity: string | undefined) => identity ?? 'local';
+
+/**
+ * The limits of a gateway as its callers use them: {@link Limiter} in one process; a store-backed
+ * limiter when replicas share a state store.
+ */
+export type CallLimiter = Limiter;
+
+/**
+ * The limiter for a gateway's limits: in this process, or (with `state`) counted in the shared
+ * store so that every replica enforces one budget.
+ */
+export function createLimiter(
+  defaults: LimitsConfig | undefined,
+  perClient: ReadonlyMap<string, LimitsConfig>,
+  _state?: SharedState,
+): CallLimiter {
+  return new Limiter(defaults, perClient);
+}
 
 /** Past this many buckets (clients × patterns seen), refilled ones are forgotten. */
 const MAX_BUCKETS = 10_000;

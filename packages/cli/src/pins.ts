@@ -18,6 +18,7 @@ import {
   parseLockfile,
   readLockfile,
 } from './pins-file';
+import type { SharedState } from './state-redis';
 
 export {
   canonicalJson,
@@ -80,6 +81,8 @@ export interface PinBookOptions {
   readonly watch?: boolean;
   /** A write or reload that failed (default: dropped; the pins held in memory stay). */
   readonly onError?: (error: Error) => void;
+  /** A state store shared with other replicas: the pins live there instead of in `file`. */
+  readonly state?: SharedState;
 }
 
 type Entries = Lockfile['servers'];

@@ -6,6 +6,7 @@ import type {
 } from '@dsh-tools/protocol';
 import type { PermissionVerdict } from './audit-record';
 import type { HooksConfig, LoadedConfig, PermissionsConfig, SandboxConfig } from './config';
+import type { SharedState } from './state-redis';
 
 /** What a policy factory is given beside its own section of the config. */
 export interface PolicyContext {
@@ -19,6 +20,8 @@ export interface PolicyContext {
     decision: PermissionVerdict,
     answer?: 'allow' | 'deny' | 'aborted',
   ) => void;
+  /** The state store several replicas share (the config's `state`), when there is one. */
+  readonly state?: SharedState;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** Where a gateway's shared state lives: `dsh-tools.json`'s `state` section. */
 export interface StateOptions {
@@ -8,12 +8,12 @@ export interface StateOptions {
    * Put before every key and channel (default `dsh:`), so that several gateways can share one
    * Redis without seeing each other's state.
    */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /**
    * How long a call waits for the store before it fails closed (default 2000 ms). A store that is
    * slow or gone never holds a call longer than this.
    */
-  readonly deadlineMs?: number;
+  readonly deadlineMs?: number | undefined;
 }
 
 /** The defaults of {@link StateOptions}. */
@@ -42,7 +42,7 @@ export function redactedUrl(url: string): string {
 }
 
 /** The connection settings a gateway uses: bounded everywhere, reconnecting forever. */
-export function redisOptions(deadlineMs: number): RedisOptions {
+export function redisOptions(deadlineMs: number) {
   return {
     // A command never waits in a queue for a connection that may not come back: it fails at once,
     // and the call that needed it fails closed (the deadline below bounds a command on a live one).
@@ -51,7 +51,7 @@ export function redisOptions(deadlineMs: number): RedisOptions {
     commandTimeout: deadlineMs,
     connectTimeout: deadlineMs,
     // Reconnect forever, at most a second apart: a Redis restarted mid-run is found again.
-    retryStrategy: (times) => Math.min(times * 100, 1000),
+    retryStrategy: (times: number) => Math.min(times * 100, 1000),
     lazyConnect: true,
   };
 }
@@ -110,4 +110,76 @@ export async function inStore<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A connected state store, as the gateway's parts use it: the command connection, one
+ * subscriber connection shared by everything that listens (made on first use), the key prefix and
+ * the deadline.
+ */
+export interface SharedState {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly deadlineMs: number;
+  /** The URL, password hidden, for messages. */
+  readonly where: string;
+  /**
+   * Calls `listener` with every message published on `channel` (prefix included by the caller)
+   * until the returned function is called. Subscribes again after Redis comes back.
+   */
+  subscribe(channel: string, listener: (message: string) => void): Promise<() => void>;
+  /** Closes both connections. */
+  close(): Promise<void>;
+}
+
+/** Connects to the store of `options` (see {@link connectRedis}) and shares it. */
+export async function openSharedState(options: StateOptions): Promise<SharedState> {
+  const redis = await connectRedis(options);
+  const deadlineMs = options.deadlineMs ?? STATE_DEFAULTS.deadlineMs;
+  const listeners = new Map<string, Set<(message: string) => void>>();
+  let subscriber: Redis | undefined;
+  let subscribing: Promise<Redis> | undefined;
+  const subscriberConnection = () => {
+    subscribing ??= (async () => {
+      const sub = redis.duplicate();
+      sub.on('error', () => {});
+      sub.on('message', (channel: string, message: string) => {
+        for (const listener of listeners.get(channel) ?? []) listener(message);
+      });
+      await sub.connect();
+      subscriber = sub;
+      return sub;
+    })();
+    return subscribing;
+  };
+  return {
+    redis,
+    prefix: options.prefix ?? STATE_DEFAULTS.prefix,
+    deadlineMs,
+    where: redactedUrl(options.redis),
+    async subscribe(channel, listener) {
+      const sub = await subscriberConnection();
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        // ioredis subscribes again on reconnect (autoResubscribe, its default).
+        await inStore(`subscribe to ${channel}`, deadlineMs, () => sub.subscribe(channel));
+      }
+      set.add(listener);
+      return () => {
+        const current = listeners.get(channel);
+        current?.delete(listener);
+        if (current?.size === 0) {
+          listeners.delete(channel);
+          void sub.unsubscribe(channel).catch(() => {});
+        }
+      };
+    },
+    async close() {
+      listeners.clear();
+      subscriber?.disconnect();
+      redis.disconnect();
+    },
+  };
 }
