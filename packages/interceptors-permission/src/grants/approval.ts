@@ -1,4 +1,5 @@
-import type { ApprovalDecision, ApprovalGrant, InterceptedExecution } from '@dsh-tools/protocol';
+import { type ApproverOutcome, askApprover } from '@dsh-tools/policy-kit';
+import type { ApprovalGrant, InterceptedExecution } from '@dsh-tools/protocol';
 import { describeOrigin } from '../decide/rules';
 import type { PermissionDecision, PermissionOptions } from '../types';
 
@@ -30,7 +31,8 @@ export type Answer =
 /**
  * Asks the host's approver about calls, one question at a time (asks wait in one line, so a person
  * sees one question at a time), each bounded by `approveTimeoutMs` and the call's abort signal.
- * Reads `options.approve` at each ask, as the interceptor always has.
+ * Reads `options.approve` at each ask, as the interceptor always has. The question itself goes
+ * through the policy kit's approver loop (`askApprover`), shared with the hooks interceptor.
  */
 export function createAskPerson(
   options: PermissionOptions,
@@ -56,6 +58,7 @@ export function createAskPerson(
     queue = previous.then(() => mine);
     try {
       if (callSignal) {
+        // A call aborted while it waits for its turn leaves the line without being asked.
         let onAbort!: () => void;
         const aborted = new Promise<'aborted'>((r) => {
           onAbort = () => r('aborted');
@@ -67,84 +70,83 @@ export function createAskPerson(
       } else {
         await previous;
       }
-      const controller = new AbortController();
-      const onCallAbort = () => controller.abort(callSignal?.reason);
-      callSignal?.addEventListener('abort', onCallAbort, { once: true });
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const stop = new Promise<'timeout' | 'aborted'>((r) => {
-          if (approveTimeoutMs > 0) {
-            timer = setTimeout(() => {
-              controller.abort(new Error('approval timed out'));
-              r('timeout');
-            }, approveTimeoutMs);
-          }
-          controller.signal.addEventListener(
-            'abort',
-            () => r(callSignal?.aborted ? 'aborted' : 'timeout'),
-            { once: true },
-          );
-        });
-        const rule = ruleText(decision);
-        const origin =
-          decision.decidedBy.kind === 'rule'
-            ? describeOrigin(decision.decidedBy.origin)
-            : undefined;
-        let answer: ApprovalDecision | 'timeout' | 'aborted';
-        try {
-          answer = await Promise.race([
-            Promise.resolve().then(() =>
-              approve({
-                exec,
-                tool: exec.tool,
-                asker: 'permission',
-                reason: decision.reason,
-                ...(rule !== undefined && { rule }),
-                ...(origin !== undefined && { ruleSource: origin }),
-                signal: controller.signal,
-              }),
-            ),
-            stop,
-          ]);
-        } catch (error) {
-          controller.abort(error);
-          return {
-            kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but the approver failed (${error instanceof Error ? error.message : String(error)}), so it is denied (fail closed). Try again later or ask the user.`,
-          };
-        }
-        if (answer === 'aborted') return { kind: 'aborted' };
-        if (answer === 'timeout') {
-          return {
-            kind: 'deny',
-            message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but no answer came within ${approveTimeoutMs} ms, so it is denied (fail closed). Ask the user before trying again.`,
-          };
-        }
-        if (answer !== null && typeof answer === 'object' && answer.kind === 'allow') {
-          return answer.grant === undefined
-            ? { kind: 'allow' }
-            : { kind: 'allow', grant: answer.grant };
-        }
-        if (answer !== null && typeof answer === 'object' && answer.kind === 'deny') {
-          const why =
-            typeof answer.reason === 'string' && answer.reason !== ''
-              ? answer.reason
-              : 'no reason given';
-          return {
-            kind: 'deny',
-            message: `The user denied tool ${tool}: ${why}. (It was asked because ${decision.reason}.) Do not retry the same call; adjust the approach or ask the user.`,
-          };
-        }
-        return {
-          kind: 'deny',
-          message: `Permission denied for tool ${tool}: the approver gave a malformed answer (${JSON.stringify(answer)?.slice(0, 80)}), so it is denied (fail closed).`,
-        };
-      } finally {
-        if (timer) clearTimeout(timer);
-        callSignal?.removeEventListener('abort', onCallAbort);
-      }
+      const rule = ruleText(decision);
+      const origin =
+        decision.decidedBy.kind === 'rule' ? describeOrigin(decision.decidedBy.origin) : undefined;
+      const outcome = await askApprover(
+        approve,
+        {
+          exec,
+          tool: exec.tool,
+          asker: 'permission',
+          reason: decision.reason,
+          ...(rule !== undefined && { rule }),
+          ...(origin !== undefined && { ruleSource: origin }),
+        },
+        { timeoutMs: approveTimeoutMs, signal: callSignal },
+      );
+      return answerOf(outcome, tool, decision, approveTimeoutMs);
     } finally {
       release();
     }
   };
 }
+
+/** The person's answer as the interceptor acts on it, with the message a refusal carries. */
+function answerOf(
+  outcome: ApproverOutcome,
+  tool: string,
+  decision: PermissionDecision,
+  approveTimeoutMs: number,
+): Answer {
+  switch (outcome.kind) {
+    case 'allow':
+      return outcome.grant === undefined
+        ? { kind: 'allow' }
+        : { kind: 'allow', grant: outcome.grant };
+    case 'aborted':
+      return { kind: 'aborted' };
+    case 'failed': {
+      const { error } = outcome;
+      return {
+        kind: 'deny',
+        message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but the approver failed (${error instanceof Error ? error.message : String(error)}), so it is denied (fail closed). Try again later or ask the user.`,
+      };
+    }
+    case 'timeout':
+      return {
+        kind: 'deny',
+        message: `Permission denied for tool ${tool}: it needs approval (${decision.reason}), but no answer came within ${approveTimeoutMs} ms, so it is denied (fail closed). Ask the user before trying again.`,
+      };
+    case 'deny':
+      return userDenied(tool, decision, outcome.reason);
+    case 'malformed': {
+      const { answer } = outcome;
+      // The kit calls a deny whose reason is not a string malformed; this interceptor has always
+      // read it as the person's deny without a reason, and keeps that message.
+      if (
+        answer !== null &&
+        typeof answer === 'object' &&
+        (answer as { kind?: unknown }).kind === 'deny'
+      ) {
+        return userDenied(tool, decision, undefined);
+      }
+      return {
+        kind: 'deny',
+        message: `Permission denied for tool ${tool}: the approver gave a malformed answer (${JSON.stringify(answer)?.slice(0, 80)}), so it is denied (fail closed).`,
+      };
+    }
+  }
+}
+
+const userDenied = (
+  tool: string,
+  decision: PermissionDecision,
+  reason: string | undefined,
+): Answer => {
+  const why = reason !== undefined && reason !== '' ? reason : 'no reason given';
+  return {
+    kind: 'deny',
+    message: `The user denied tool ${tool}: ${why}. (It was asked because ${decision.reason}.) Do not retry the same call; adjust the approach or ask the user.`,
+  };
+};
