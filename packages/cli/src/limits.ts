@@ -1,49 +1,37 @@
 import { errorResult, type Interceptor } from '@dsh-tools/protocol';
-import { matchesTool } from './http-identities';
+import { StoreLimiter, type StoreLimiterOptions } from './state-limits';
+import {
+  type AppliedRule,
+  appliedRules,
+  type CallLimiter,
+  concurrentRefusal,
+  type LimitRefusal,
+  type LimitSlot,
+  type LimitsConfig,
+  perMinuteRefusal,
+} from './state-limits-rules';
 import type { SharedState } from './state-redis';
+
+export {
+  type CallLimiter,
+  type LimitRefusal,
+  type LimitRule,
+  type LimitSlot,
+  type LimitsConfig,
+  limitsInterceptor,
+} from './state-limits-rules';
 
 /**
  * Limits per client: calls per minute (a token bucket: a burst of up to the limit, refilled
  * evenly over the minute) and calls at once, for each client as a whole and, by tool pattern, for
- * each client's calls of those tools. Kept in this process; a store shared by replicas is not built.
+ * each client's calls of those tools. Kept in this process, or (with a state store) counted in
+ * the store so that replicas share one budget.
  */
-
-/** One limit: how many calls a minute, how many at once. */
-export interface LimitRule {
-  readonly callsPerMinute?: number | undefined;
-  readonly concurrent?: number | undefined;
-}
-
-/** The config's `limits` (or a client's own): the client's limit, and per tool pattern. */
-export interface LimitsConfig extends LimitRule {
-  /** Tool name or `*` glob → its limit, for each client's calls of matching tools. */
-  readonly tools?: Readonly<Record<string, LimitRule>> | undefined;
-}
-
-/** Why a call may not start now, and when it may. */
-export interface LimitRefusal {
-  readonly retryAfterMs: number;
-  readonly message: string;
-}
 
 interface Bucket {
   tokens: number;
   updated: number;
 }
-
-/** A held slot of a call; released when the call ends. */
-export interface LimitSlot {
-  release(): void;
-}
-
-/** The client name limits count a call under: its identity, or `local` (stdio, `call`). */
-const clientOf = (identity: string | undefined) => identity ?? 'local';
-
-/**
- * The limits of a gateway as its callers use them: {@link Limiter} in one process; a store-backed
- * limiter when replicas share a state store.
- */
-export type CallLimiter = Limiter;
 
 /**
  * The limiter for a gateway's limits: in this process, or (with `state`) counted in the shared
@@ -52,19 +40,22 @@ export type CallLimiter = Limiter;
 export function createLimiter(
   defaults: LimitsConfig | undefined,
   perClient: ReadonlyMap<string, LimitsConfig>,
-  _state?: SharedState,
+  state?: SharedState,
+  options?: StoreLimiterOptions,
 ): CallLimiter {
-  return new Limiter(defaults, perClient);
+  return state
+    ? new StoreLimiter(defaults, perClient, state, options)
+    : new MemoryLimiter(defaults, perClient);
 }
 
 /** Past this many buckets (clients × patterns seen), refilled ones are forgotten. */
 const MAX_BUCKETS = 10_000;
 
 /**
- * The limits of a gateway. `check` says whether a call could start now without starting it (for
- * an HTTP 429 before anything runs); `acquire` starts it, counting it.
+ * The limits of a gateway, counted in this process. `check` says whether a call could start now
+ * without starting it (for an HTTP 429 before anything runs); `acquire` starts it, counting it.
  */
-export class Limiter {
+export class MemoryLimiter implements CallLimiter {
   readonly #defaults: LimitsConfig | undefined;
   readonly #perClient: ReadonlyMap<string, LimitsConfig>;
   readonly #now: () => number;
@@ -81,25 +72,15 @@ export class Limiter {
     this.#now = now;
   }
 
-  /** The limits that apply to `client` calling `tool`: key, rule, and how to name it. */
-  #rules(identity: string | undefined, tool: string) {
-    const client = clientOf(identity);
-    // A client's own limits replace the defaults, whole (as the README says).
-    const config = this.#perClient.get(client) ?? this.#defaults;
-    const rules: { key: string; rule: LimitRule; what: string }[] = [];
-    if (!config) return rules;
-    if (config.callsPerMinute !== undefined || config.concurrent !== undefined) {
-      rules.push({ key: `c\0${client}`, rule: config, what: `client "${client}"` });
-    }
-    for (const [pattern, rule] of Object.entries(config.tools ?? {})) {
-      if (!matchesTool(pattern, tool)) continue;
-      rules.push({
-        key: `t\0${client}\0${pattern}`,
-        rule,
-        what: `client "${client}" on tools ${JSON.stringify(pattern)}`,
-      });
-    }
-    return rules;
+  /** The limits that apply to `identity` calling `tool`, each with its bucket's key. */
+  #rules(identity: string | undefined, tool: string): (AppliedRule & { key: string })[] {
+    return appliedRules(this.#defaults, this.#perClient, identity, tool).map((applied) => ({
+      ...applied,
+      key:
+        applied.pattern === undefined
+          ? `c\0${applied.client}`
+          : `t\0${applied.client}\0${applied.pattern}`,
+    }));
   }
 
   /** The bucket of `key` refilled to now (a bucket starts full). */
@@ -127,21 +108,14 @@ export class Limiter {
     for (const { key, rule, what } of this.#rules(identity, tool)) {
       let refusal: LimitRefusal | undefined;
       if (rule.concurrent !== undefined && (this.#running.get(key) ?? 0) >= rule.concurrent) {
-        refusal = {
-          // A slot frees when a running call ends: a second is a fair first guess.
-          retryAfterMs: 1000,
-          message: `The gateway's limit of ${rule.concurrent} calls at once for ${what} is reached; retry when one of them has finished.`,
-        };
+        refusal = concurrentRefusal(rule.concurrent, what);
       }
       if (rule.callsPerMinute !== undefined) {
         const bucket = this.#bucket(key, rule.callsPerMinute, now);
         if (bucket.tokens < 1) {
           const retryAfterMs = Math.ceil(((1 - bucket.tokens) * 60_000) / rule.callsPerMinute);
           if (!refusal || retryAfterMs > refusal.retryAfterMs) {
-            refusal = {
-              retryAfterMs,
-              message: `The gateway's limit of ${rule.callsPerMinute} calls a minute for ${what} is reached; retry in ${Math.ceil(retryAfterMs / 1000)} s.`,
-            };
+            refusal = perMinuteRefusal(rule.callsPerMinute, what, retryAfterMs);
           }
         }
       }
@@ -227,3 +201,11 @@ export class Limiter {
     };
   }
 }
+
+/**
+ * The in-process limiter under its first name (`new Limiter(…)`); as a type, any
+ * {@link CallLimiter}, so that code typed against a gateway's limiter accepts either kind.
+ */
+export const Limiter: typeof MemoryLimiter = MemoryLimiter;
+/** Any limiter of a gateway (see {@link CallLimiter}). */
+export type Limiter = CallLimiter;
