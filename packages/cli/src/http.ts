@@ -6,7 +6,11 @@ import {
 } from 'node:http';
 import { isIP } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import type {
+  AuthInfo,
+  JSONRPCMessage,
+  McpHandlerRequestOptions,
+} from '@modelcontextprotocol/server';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -35,6 +39,8 @@ import type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './h
 import { principalOf } from './principal';
 import { createGatewayServerFactory, newSessionId } from './serve';
 import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
+import { StateUnavailableError } from './state-redis';
+import { AnswerRelay, answerTag, type SessionRecord, SessionStore } from './state-sessions';
 
 export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
 export {
@@ -59,6 +65,41 @@ function jsonRpcError(
       headers: { 'content-type': 'application/json', ...headers },
     },
   );
+}
+
+/** The `params` of the `initialize` in a parsed body (a message or a batch), else `{}`. */
+function initializeParams(body: unknown): Record<string, unknown> {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const m = message as { method?: unknown; params?: unknown } | null;
+    if (m?.method === 'initialize' && typeof m.params === 'object' && m.params !== null) {
+      return m.params as Record<string, unknown>;
+    }
+  }
+  return {};
+}
+
+/**
+ * Sends the answers in `body` that belong to another replica's questions to that replica. `true`
+ * when the body was only such answers (all sent on), `false` when it is for this replica (passed on
+ * as it is), `'unavailable'` when the store did not take them.
+ */
+async function routeAnswers(
+  relay: AnswerRelay,
+  sessionId: string,
+  body: unknown,
+): Promise<boolean | 'unavailable'> {
+  const messages = Array.isArray(body) ? body : [body];
+  const tags = messages.map(answerTag);
+  if (tags.length === 0 || tags.some((tag) => tag === undefined || tag === relay.tag)) return false;
+  try {
+    for (const [i, message] of messages.entries()) {
+      // An answer whose replica is gone reaches no one: the call that asked ended with it.
+      await relay.forward(sessionId, message as JSONRPCMessage, tags[i] as string);
+    }
+    return true;
+  } catch {
+    return 'unavailable';
+  }
 }
 
 /**
@@ -141,11 +182,25 @@ async function serve(
     readonly server: Server;
     /** Who opened it (the client, and an OAuth token's subject): only they reach it. */
     readonly identity: string;
+    /** Hands the server an answer to one of its questions routed here from another replica. */
+    readonly deliver: (message: JSONRPCMessage) => void;
     timer: NodeJS.Timeout | undefined;
   }
   const sessions = new Map<string, Session>();
   let leanCalls = 0;
   let opening = 0;
+
+  // With a shared state store, a session opened on one replica is served by any: its record is in
+  // the store, and the answers to its questions reach the replica that asked.
+  const { state } = gateway;
+  const sessionStore = state ? new SessionStore(state, sessionIdleMs) : undefined;
+  const relay = state ? new AnswerRelay(state, (id) => sessions.get(id)?.deliver) : undefined;
+  const unsubscribers: (() => void)[] = [];
+  if (state && sessionStore && relay) {
+    await relay.listen(onError);
+    unsubscribers.push(() => relay.close());
+    unsubscribers.push(await sessionStore.onClosed((id) => dropSession(id)));
+  }
 
   const dropSession = (id: string) => {
     const session = sessions.get(id);
@@ -193,41 +248,136 @@ async function serve(
     }
     opening++;
     try {
-      const server = (await made.factory({ era: 'legacy' })) as Server;
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: newSessionId,
-        maxRequestBodySize: maxBodyBytes,
-        onsessioninitialized: (sessionId) => {
-          const session: Session = {
-            transport,
-            lean,
-            server,
-            identity: principalOf(authInfo) as string,
-            timer: undefined,
-          };
-          sessions.set(sessionId, session);
-          touch(sessionId, session);
-        },
-        onsessionclosed: (sessionId) => dropSession(sessionId),
-      });
-      const identity = authInfo.clientId;
-      const lean = leanToolCalls(transport, {
-        server: () =>
-          server.transport !== undefined && server.getClientCapabilities() !== undefined
-            ? server
-            : undefined,
-        callTool: (s, id, name, args, signal) => made.callTool(s, id, name, args, signal, identity),
-        handOver: made.handOver,
-      });
-      lean.onerror = onError;
-      await server.connect(lean);
+      const { server, transport } = await openSession(authInfo);
       const response = await transport.handleRequest(request, options);
       // Not an initialize request: no session was made, so nothing must stay behind.
       if (transport.sessionId === undefined) await server.close().catch(() => {});
+      else if (sessionStore) {
+        // Recorded before the client learns the id: any replica can then serve its next request.
+        try {
+          await sessionStore.put(transport.sessionId, {
+            identity: principalOf(authInfo) as string,
+            initialize: initializeParams(parsedBody),
+          });
+        } catch (error) {
+          dropSession(transport.sessionId);
+          void response.body?.cancel().catch(() => {});
+          return jsonRpcError(503, (error as Error).message, { 'retry-after': '1' });
+        }
+      }
       return response;
     } finally {
       opening--;
     }
+  };
+
+  /**
+   * A server and transport for one 2025-era session: a new one (its id made at `initialize`), or
+   * (`id`) one another replica opened, taken over here.
+   */
+  const openSession = async (authInfo: AuthInfo, id?: string) => {
+    const server = (await made.factory({ era: 'legacy' })) as Server;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: id === undefined ? newSessionId : () => id,
+      maxRequestBodySize: maxBodyBytes,
+      onsessioninitialized: (sessionId) => {
+        const session: Session = {
+          transport,
+          lean,
+          server,
+          identity: principalOf(authInfo) as string,
+          deliver: (message) => wire.deliver?.(message),
+          timer: undefined,
+        };
+        sessions.set(sessionId, session);
+        touch(sessionId, session);
+      },
+      onsessionclosed: (sessionId) => {
+        dropSession(sessionId);
+        // Closed by its client: closed on every replica.
+        sessionStore?.delete(sessionId).catch(onError);
+      },
+    });
+    const identity = authInfo.clientId;
+    const lean = leanToolCalls(transport, {
+      server: () =>
+        server.transport !== undefined && server.getClientCapabilities() !== undefined
+          ? server
+          : undefined,
+      callTool: (s, callId, name, args, signal) =>
+        made.callTool(s, callId, name, args, signal, identity),
+      handOver: made.handOver,
+    });
+    lean.onerror = onError;
+    const wire: LeanTransport & { deliver?: (message: JSONRPCMessage) => void } = relay
+      ? relay.tagged(lean)
+      : lean;
+    await server.connect(wire);
+    return { server, transport };
+  };
+
+  // Sessions being taken over, so that two requests of one session arriving at once make one.
+  const restoring = new Map<string, Promise<Session | undefined>>();
+  /**
+   * The session `id` opened on another replica, taken over here: its `initialize` replayed into a
+   * fresh server (the client's protocol version and capabilities as negotiated). `undefined` when
+   * the store has no such session, or another principal opened it.
+   * @throws {StateUnavailableError} when the store cannot be read.
+   */
+  const takeOver = (id: string, authInfo: AuthInfo, url: string): Promise<Session | undefined> => {
+    let pending = restoring.get(id);
+    if (!pending) {
+      pending = (async () => {
+        const record = await sessionStore?.get(id);
+        if (!record || record.identity !== principalOf(authInfo)) return undefined;
+        return replay(id, record, authInfo, url);
+      })().finally(() => restoring.delete(id));
+      restoring.set(id, pending);
+    }
+    return pending;
+  };
+  const replay = async (
+    id: string,
+    record: SessionRecord,
+    authInfo: AuthInfo,
+    url: string,
+  ): Promise<Session | undefined> => {
+    const { server, transport } = await openSession(authInfo, id);
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      transport.handleRequest(
+        new Request(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: JSON.stringify(body),
+        }),
+        { authInfo },
+      );
+    // The answers go nowhere: the client had them when the session was opened.
+    await (
+      await post({
+        jsonrpc: '2.0',
+        id: 'dsh-tools-take-over',
+        method: 'initialize',
+        params: record.initialize,
+      })
+    ).text();
+    const session = sessions.get(id);
+    if (!session) {
+      await server.close().catch(() => {});
+      return undefined;
+    }
+    const version = session.lean.protocolVersion;
+    await (
+      await post(
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'mcp-session-id': id, ...(version ? { 'mcp-protocol-version': version } : {}) },
+      )
+    ).text();
+    return session;
   };
 
   // Reached only by requests the Node handler below has checked; who is calling comes from there
@@ -292,6 +442,17 @@ async function serve(
       return void res.end(JSON.stringify(admit.body));
     }
     const admitted = admit.authInfo;
+    const sessionId = req.headers['mcp-session-id'];
+    if (sessionStore && typeof sessionId === 'string' && !sessions.has(sessionId)) {
+      // A session another replica opened: taken over here (or, unknown, answered 404 below).
+      try {
+        await takeOver(sessionId, admitted, `http://${req.headers.host}${path}`);
+      } catch (error) {
+        if (!(error instanceof StateUnavailableError)) throw error;
+        req.resume();
+        return refuse(res, 503, error.message, { 'retry-after': '1' });
+      }
+    }
     if (req.method !== 'POST') {
       req.resume();
       return nodeHandler(replayRequest(req, undefined, admitted), res);
@@ -301,9 +462,23 @@ async function serve(
       return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
     }
     const parsed = parseBody(body);
-    const sessionId = req.headers['mcp-session-id'];
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const session = found?.identity === principalOf(admitted) ? found : undefined;
+    if (relay && session && typeof sessionId === 'string') {
+      const routed = await routeAnswers(relay, sessionId, parsed);
+      if (routed === 'unavailable') {
+        return refuse(
+          res,
+          503,
+          `The gateway's state store (${state?.where}) did not take the answer to the replica that asked; retry it.`,
+          { 'retry-after': '1' },
+        );
+      }
+      if (routed) {
+        res.writeHead(202).end();
+        return;
+      }
+    }
     if (Array.isArray(parsed)) {
       const refused = batchRefusal(batchVersion(req, session?.lean));
       if (refused) return refuse(res, 400, refused, {}, -32600);
@@ -401,6 +576,7 @@ async function serve(
     },
     close() {
       closing ??= (async () => {
+        for (const unsubscribe of unsubscribers) unsubscribe();
         unsubscribeModern();
         made.dispose();
         for (const id of [...sessions.keys()]) dropSession(id);

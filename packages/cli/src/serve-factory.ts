@@ -12,13 +12,14 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
-import type { Limiter } from './limits';
+import type { CallLimiter } from './limits';
 import type { PinBook } from './pins';
 import { principalOf } from './principal';
 import { type AskRound, type ElicitationApprovals, refusedBy } from './serve-ask';
 import type { LeanCallRoute, LeanOutcome } from './serve-lean-calls';
 import { GatewayTools } from './serve-tools';
 import { inServerSpan } from './serve-trace';
+import { sharedSealKey } from './state-sessions';
 
 /** The name and version the gateway gives itself in the MCP handshake. */
 export const GATEWAY_INFO = { name: 'dsh-tools-gateway', version: '0.0.0' } as const;
@@ -106,7 +107,7 @@ export function createGatewayServerFactory(
         readonly registry: ToolRegistry;
         readonly tools: GatewayTools;
         readonly pins: PinBook | undefined;
-        readonly limits: Limiter | undefined;
+        readonly limits: CallLimiter | undefined;
       }
     | undefined;
   let disposed = false;
@@ -145,14 +146,18 @@ export function createGatewayServerFactory(
   };
 
   // The state a 2026-07-28 client echoes between rounds says which questions its user allowed;
-  // it passes through the client, so it is sealed (HMAC, a key of this process, 10 minutes) and
-  // bound to the call's tool and arguments, and to the client: one client's approval never counts
-  // for another's call.
-  const stateCodec = createRequestStateCodec<AskState>({
-    key: randomBytes(32),
-    bind: (ctx) =>
-      `${ctx.mcpReq.method}\0${principalOf((ctx as ServerContext).http?.authInfo) ?? ''}`,
-  });
+  // it passes through the client, so it is sealed (HMAC, 10 minutes) and bound to the call's tool
+  // and arguments, and to the client: one client's approval never counts for another's call. The
+  // key is this process's own, or with a shared state store the replicas' shared one, so that a
+  // round answered through another replica verifies there.
+  const stateCodec = Promise.resolve(gateway).then(async (built) =>
+    createRequestStateCodec<AskState>({
+      key: built.state ? await sharedSealKey(built.state) : randomBytes(32),
+      bind: (ctx) =>
+        `${ctx.mcpReq.method}\0${principalOf((ctx as ServerContext).http?.authInfo) ?? ''}`,
+    }),
+  );
+  stateCodec.catch(() => {});
   const { allows } = options;
   const callDigest = (name: string, args: unknown) =>
     createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64url');
@@ -191,7 +196,7 @@ export function createGatewayServerFactory(
       capabilities: { tools: { listChanged: true } },
       instructions:
         'Tools of the servers configured in dsh-tools, behind its validation and policies.',
-      requestState: { verify: stateCodec.verify },
+      requestState: { verify: async (state, ctx) => (await stateCodec).verify(state, ctx) },
     });
     serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
     scopes.set(server, `connection-${serverCounter}`);
@@ -256,7 +261,7 @@ export function createGatewayServerFactory(
           (ready ?? (await opening)).limits?.refund(identity, name);
           return inputRequired({
             inputRequests: Object.fromEntries(round.pending),
-            requestState: await stateCodec.mint(
+            requestState: await (await stateCodec).mint(
               { call: digest, approved: [...round.approved] },
               ctx,
             ),

@@ -1,0 +1,253 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadedIn, tempDir } from '../test/helpers';
+import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
+import { buildGateway, type Gateway } from './gateway';
+import { type HttpGateway, serveGatewayHttp } from './http';
+import { createElicitationApprovals } from './serve';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+const TOKEN = 'replica-token-0123456789abcdef';
+
+interface Replica {
+  readonly gateway: Gateway;
+  readonly http: HttpGateway;
+}
+
+/** What one HTTP request of the client was, and which replica got it. */
+interface Hop {
+  readonly replica: number;
+  readonly method: string;
+  /** The JSON-RPC method, or `answer` for a response to the server's question. */
+  readonly kind: string;
+}
+
+function kindOf(body: unknown): string {
+  if (typeof body !== 'string') return '-';
+  try {
+    const message = JSON.parse(body) as { method?: string; result?: unknown; error?: unknown };
+    if (message.method) return message.method;
+    return 'result' in message || 'error' in message ? 'answer' : '?';
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * A fetch that sends each request to the next replica in turn, as a round-robin load balancer
+ * without affinity does: a session's requests, and the answer to a question, alternate replicas.
+ */
+function roundRobin(replicas: readonly Replica[], hops: Hop[]): typeof fetch {
+  let next = 0;
+  return (input, init) => {
+    const replica = next++ % replicas.length;
+    const url = new URL(String(input instanceof Request ? input.url : input));
+    const target = new URL((replicas[replica] as Replica).http.url);
+    url.host = target.host;
+    hops.push({ replica, method: init?.method ?? 'GET', kind: kindOf(init?.body) });
+    return fetch(url, init);
+  };
+}
+
+function textOf(result: { content?: unknown }): string {
+  return ((result.content ?? []) as { text?: string }[]).map((b) => b.text ?? '').join('\n');
+}
+
+describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', () => {
+  let redis: RedisServer;
+  const replicas: Replica[] = [];
+  const clients: Client[] = [];
+  const dir = tempDir('dsh-replicas-');
+  writeFileSync(join(dir, 'a.txt'), 'a');
+
+  async function startReplica(state: boolean): Promise<Replica> {
+    const approvals = createElicitationApprovals();
+    const gateway = await buildGateway(
+      loadedIn(dir, {
+        mcpServers: {},
+        exampleTools: { writable: false },
+        permissions: { ask: ['list_dir'], allow: ['read_file'] },
+        pins: 'off',
+        ...(state ? { state: { redis: redis.url, prefix: 'test-sessions:' } } : {}),
+      }),
+      { approver: approvals.approver, askScope: (exec) => approvals.scopeOf(exec.callId) },
+    );
+    const http = await serveGatewayHttp(gateway, { port: 0, token: TOKEN, approvals });
+    const replica = { gateway, http };
+    replicas.push(replica);
+    return replica;
+  }
+
+  async function connect(
+    group: readonly Replica[],
+    hops: Hop[],
+    answer: () => { action: 'accept' | 'decline'; content?: { allow: boolean } },
+    modern = false,
+  ): Promise<Client> {
+    const client = new Client(
+      { name: 'round-robin', version: '1.0.0' },
+      {
+        capabilities: { elicitation: {} },
+        ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      },
+    );
+    client.setRequestHandler('elicitation/create', async () => answer());
+    clients.push(client);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL((group[0] as Replica).http.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        fetch: roundRobin(group, hops),
+      }),
+    );
+    return client;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    for (const { http, gateway } of replicas.splice(0)) {
+      await http.close();
+      await gateway.close();
+    }
+    await redis?.stop();
+  });
+
+  it('without the store, a session whose requests alternate replicas is lost at its second request (the harm)', async () => {
+    const group = [await startReplica(false), await startReplica(false)];
+    const error = await connect(group, [], () => ({ action: 'decline' }))
+      .then((client) => client.listTools())
+      .catch((e: unknown) => e);
+    expect(String(error)).toMatch(/Session not found|404/);
+  });
+
+  it('with it, every request of a session is served by whichever replica it lands on', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const hops: Hop[] = [];
+    const client = await connect(group, hops, () => ({ action: 'decline' }));
+    for (let i = 0; i < 3; i++) {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name)).toContain('read_file');
+    }
+    for (let i = 0; i < 3; i++) {
+      const read = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+      expect(read.isError).toBe(false);
+      expect(textOf(read)).toBe('a');
+    }
+    for (const kind of ['tools/list', 'tools/call']) {
+      const served = hops.filter((h) => h.kind === kind).map((h) => h.replica);
+      expect(new Set(served), kind).toEqual(new Set([0, 1]));
+    }
+    expect(group.map((r) => r.http.sessions)).toEqual([1, 1]);
+  });
+
+  it('a question asked on one replica is answered through the other, and the answer decides the call', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const hops: Hop[] = [];
+    let reply: { action: 'accept' | 'decline'; content?: { allow: boolean } } = {
+      action: 'accept',
+      content: { allow: true },
+    };
+    const client = await connect(group, hops, () => reply);
+    for (const [allow, expected] of [
+      [true, false],
+      [false, true],
+      [true, false],
+    ] as const) {
+      reply = allow ? { action: 'accept', content: { allow: true } } : { action: 'decline' };
+      const before = hops.length;
+      const listed = await client.callTool({ name: 'list_dir', arguments: {} });
+      expect(listed.isError).toBe(expected);
+      if (allow) expect(textOf(listed)).toContain('a.txt');
+      else expect(textOf(listed)).toContain('declined');
+      const mine = hops.slice(before);
+      const call = mine.find((h) => h.kind === 'tools/call') as Hop;
+      const answer = mine.find((h) => h.kind === 'answer') as Hop;
+      // The answer went to the replica that did not ask.
+      expect(answer.replica).not.toBe(call.replica);
+    }
+  });
+
+  it('a 2026-07-28 call whose question round is answered through another replica verifies there (one seal key)', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const hops: Hop[] = [];
+    const client = await connect(
+      group,
+      hops,
+      () => ({ action: 'accept', content: { allow: true } }),
+      true,
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const listed = await client.callTool({ name: 'list_dir', arguments: {} });
+    expect(listed.isError).toBe(false);
+    expect(textOf(listed)).toContain('a.txt');
+    const rounds = hops.filter((h) => h.kind === 'tools/call');
+    expect(rounds.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(rounds.map((h) => h.replica)).size).toBe(2);
+  });
+
+  it('without the store, that second round is refused by the other replica (the harm)', async () => {
+    const group = [await startReplica(false), await startReplica(false)];
+    const client = await connect(
+      group,
+      [],
+      () => ({ action: 'accept', content: { allow: true } }),
+      true,
+    );
+    const outcome = await client
+      .callTool({ name: 'list_dir', arguments: {} })
+      .then((r) => textOf(r))
+      .catch((e: unknown) => String(e));
+    expect(outcome).not.toContain('a.txt');
+  });
+
+  it('a session closed (DELETE) through one replica is closed on the other', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const client = await connect(group, [], () => ({ action: 'decline' }));
+    await client.listTools();
+    await client.listTools();
+    expect(group.map((r) => r.http.sessions)).toEqual([1, 1]);
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await expect.poll(() => group.map((r) => r.http.sessions)).toEqual([0, 0]);
+  });
+
+  it('with Redis gone, a request for a session held elsewhere fails closed and retryable (503), and works once it is back', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const third = await startReplica(true);
+    const client = await connect(group, [], () => ({ action: 'decline' }));
+    await client.listTools();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const list = () =>
+      fetch(third.http.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId as string,
+          'mcp-protocol-version': transport.protocolVersion as string,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+      });
+    await redis.kill();
+    // A replica that never saw the session cannot read it: 503 and Retry-After, not 404 (which
+    // would tell the client its session is gone).
+    const down = await list();
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('1');
+    expect(await down.text()).toContain('state store');
+    // Those that hold it go on serving it.
+    await client.listTools();
+    await client.listTools();
+    await redis.restart();
+    // The store kept the session (append-only file): the third replica takes it over.
+    await expect.poll(async () => (await list()).status, { timeout: 10_000 }).toBe(200);
+    expect(third.http.sessions).toBe(1);
+  });
+});
