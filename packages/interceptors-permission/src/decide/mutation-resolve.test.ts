@@ -1,0 +1,108 @@
+/**
+ * Where paths lead and what a path rule covers (resolve.ts, proc-alias.ts), and what the rules
+ * take away from the sandbox (narrowing.ts). Each test fails under a one-line change the mutation
+ * run (`pnpm mutate:permission`) found surviving or uncovered in those files.
+ */
+import type { InterceptedExecution } from '@dsh-tools/protocol';
+import { describe, expect, it } from 'vitest';
+import { bash, makeProject, read } from '../../test/helpers';
+import { type PermissionRules, permissionInterceptor } from '../index';
+import { unaliasProc } from '../shell/proc-alias';
+import type { PermissionDecision } from '../types';
+import { narrowableSandbox, sandboxNarrowing } from './narrowing';
+import { readOptions } from './options';
+import { analyzeCached } from './policy';
+
+const { root, home } = makeProject();
+const decideIn = async (
+  rules: PermissionRules,
+  exec: InterceptedExecution,
+): Promise<PermissionDecision> => {
+  const policy = permissionInterceptor({ cwd: root, home, rules, mode: 'default' });
+  await policy.ready;
+  return policy.explain(exec);
+};
+
+describe('a rule written on a directory ("./secrets/")', () => {
+  it('covers what is inside it, and nothing beside it', async () => {
+    const rules = { allow: ['Read(./**)'], deny: ['Read(./secrets/)'] };
+    expect((await decideIn(rules, read('secrets/key'))).behavior).toBe('deny');
+    expect((await decideIn(rules, read('README.md'))).behavior).toBe('allow');
+    expect((await decideIn(rules, read('.env'))).behavior).toBe('allow');
+  });
+});
+
+describe('a glob operand checked against the path rules', () => {
+  it('two wildcard segments may name the same file', async () => {
+    // `s*/*` can expand to secrets/x.key; the rule's `*.key` and the operand's `*` may meet.
+    const rules = { allow: ['Bash(cat:*)'], deny: ['Read(./secrets/*.key)'] };
+    expect((await decideIn(rules, bash('cat s*/*'))).behavior).not.toBe('allow');
+    expect((await decideIn(rules, bash('cat sr*/*'))).behavior).toBe('allow');
+  });
+
+  it('a glob in the first segment of an absolute path is checked from the root', async () => {
+    const rules = { allow: ['Bash(cat:*)'], deny: ['Read(//etc/hostname)'] };
+    expect((await decideIn(rules, bash('cat /e*/hostname'))).behavior).not.toBe('allow');
+    expect((await decideIn(rules, bash('cat /e*/passwd'))).behavior).toBe('allow');
+  });
+});
+
+describe('/proc aliases', () => {
+  it('/proc/self/root is the root, /proc/self/cwd the working directory', () => {
+    expect(unaliasProc('/proc/self/root', '/w')).toBe('/');
+    expect(unaliasProc('/proc/self/root/', '/w')).toBe('/');
+    expect(unaliasProc('/proc/self/root/etc', '/w')).toBe('/etc');
+    expect(unaliasProc('/proc/self/cwd', '/w')).toBe('/w');
+    expect(unaliasProc('/proc/thread-self/task/12/cwd/x', '/w')).toBe('/w/x');
+  });
+});
+
+const policyOf = (rules: PermissionRules) => readOptions({ cwd: '/w', home: '/h', rules }).policy;
+
+describe('sandboxNarrowing', () => {
+  it('a deny of a whole tool (no path) takes no path away from the sandbox', () => {
+    const n = sandboxNarrowing(policyOf({ deny: ['Read', 'Edit', 'Write'] }));
+    expect(n.denyRead).toEqual([]);
+    expect(n.denyWrite).toEqual([]);
+  });
+
+  it('an allow in the glob form naming a network program keeps the network', () => {
+    expect(sandboxNarrowing(policyOf({ allow: ['Bash(curl *)'] })).network).toBeUndefined();
+    expect(sandboxNarrowing(policyOf({ allow: ['Bash(cat *)'] })).network).toBe(false);
+  });
+
+  it('a rule on a directory reaches the sandbox as one clean glob of what is inside', () => {
+    // The sandbox refuses globs it cannot enforce, which denies every call: no `//`, no duplicate.
+    const n = sandboxNarrowing(policyOf({ deny: ['Read(./secrets/)', 'Edit(//tmp/out/)'] }));
+    expect(n.denyRead).toEqual(['/w/secrets/**']);
+    expect(n.denyWrite).toEqual(['/tmp/out/**']);
+  });
+
+  it('an allow that names no program (a leading wildcard) keeps no network; npx any script does', () => {
+    expect(sandboxNarrowing(policyOf({ allow: ['Bash(*)'] })).network).toBe(false);
+    expect(sandboxNarrowing(policyOf({ allow: ['Bash(* --version)'] })).network).toBe(false);
+    expect(sandboxNarrowing(policyOf({ allow: ['Bash(npx prettier:*)'] })).network).toBeUndefined();
+  });
+
+  it('a call whose sandbox is null has no sandbox to narrow (and does not throw)', () => {
+    expect(narrowableSandbox({ sandbox: null })).toBeUndefined();
+    expect(narrowableSandbox({ sandbox: 'bwrap' })).toBeUndefined();
+  });
+
+  it('is computed once per policy', () => {
+    const policy = policyOf({ deny: ['Read(./.env)'] });
+    expect(sandboxNarrowing(policy)).toBe(sandboxNarrowing(policy));
+  });
+});
+
+describe('the analysis cache', () => {
+  it('a line analysed before is answered from the cache, unless the cache is off or the line long', () => {
+    const cached = readOptions({ cwd: '/w', home: '/h', rules: {} }).policy;
+    expect(analyzeCached(cached, 'git status')).toBe(analyzeCached(cached, 'git status'));
+    const long = `echo ${'x'.repeat(4100)}`;
+    expect(analyzeCached(cached, long)).not.toBe(analyzeCached(cached, long));
+    const off = readOptions({ cwd: '/w', home: '/h', rules: {}, parseCacheSize: 0 }).policy;
+    expect(analyzeCached(off, 'git status')).not.toBe(analyzeCached(off, 'git status'));
+    expect(analyzeCached(off, 'git status')).toEqual(analyzeCached(cached, 'git status'));
+  });
+});
