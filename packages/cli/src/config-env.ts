@@ -4,7 +4,8 @@ import type { McpServerEntry, StdioServerEntry } from './config-schema';
 // `${VAR}` and `${VAR:-default}`, as Claude Code expands them in `.mcp.json`.
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-function expandEnv(
+/** Expands `${VAR}` and `${VAR:-default}` in `value`; an unset variable without a default is an issue at `path`. */
+export function expandEnv(
   value: string,
   env: NodeJS.ProcessEnv,
   path: string,

@@ -148,9 +148,13 @@ const oauthSchema = z.strictObject({
  * Redis server. Absent: each process keeps its own, in memory and in the files beside the config.
  */
 const stateSchema = z.strictObject({
+  // Checked again once `${VAR}` references are expanded.
   redis: z
     .string()
-    .regex(/^rediss?:\/\/\S+$/, 'expected a Redis URL: redis://[user:password@]host:port[/db]'),
+    .regex(
+      /^(rediss?:\/\/\S+|\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}.*)$/,
+      'expected a Redis URL: redis://[user:password@]host:port[/db], or an environment variable naming one',
+    ),
   prefix: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'expected 1-64 letters, digits, "_", ".", ":" or "-"')

@@ -185,6 +185,39 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('the state section: a Redis URL (or ${VAR} naming one), a prefix and a deadline, each checked', () => {
+    const { config } = parseConfig(
+      { state: { redis: '${REDIS_URL}', prefix: 'team-a:', deadlineMs: 500 } },
+      FILE,
+      { env: { REDIS_URL: 'redis://:pw@10.0.0.5:6379/1' } },
+    );
+    expect(config.state).toEqual({
+      redis: 'redis://:pw@10.0.0.5:6379/1',
+      prefix: 'team-a:',
+      deadlineMs: 500,
+    });
+    expect(
+      parseConfig({ state: { redis: '${R:-rediss://cache:6380}' } }, FILE, { env: {} }).config
+        .state,
+    ).toEqual({ redis: 'rediss://cache:6380' });
+    expect(issuesOf({ state: { redis: 'http://cache:6379' } })).toEqual([
+      expect.stringMatching(/^state\.redis: expected a Redis URL/),
+    ]);
+    expect(issuesOf({ state: { redis: '${R}' } }, { R: 'localhost:6379' })).toEqual([
+      'state.redis: expected a Redis URL once expanded: redis://[user:password@]host:port[/db]',
+    ]);
+    expect(issuesOf({ state: { redis: '${R}' } })).toEqual([
+      'state.redis: refers to the environment variable R, which is not set: set it, or write ${R:-default}',
+    ]);
+    expect(issuesOf({ state: { redis: 'redis://x', prefix: 'a b' } })[0]).toMatch(
+      /^state\.prefix:/,
+    );
+    expect(issuesOf({ state: { redis: 'redis://x', deadlineMs: 10 } })[0]).toMatch(
+      /^state\.deadlineMs:/,
+    );
+    expect(issuesOf({ state: { redis: 'redis://x', cluster: true } })[0]).toMatch(/^state/);
+  });
+
   it('warns about Claude Code hook events that are not about tools, refuses unknown ones', () => {
     const { warnings } = parseConfig({ hooks: { Stop: [], SessionStart: [] } }, FILE);
     expect(warnings).toHaveLength(2);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { expandServer } from './config-env';
+import { expandEnv, expandServer } from './config-env';
 import { ConfigError, type ConfigIssue, describeValue, issuesOf } from './config-error';
 import {
   configSchema,
@@ -176,6 +176,18 @@ export function parseConfig(
     });
   }
 
+  // The store's URL may hold a password: `${VAR}` keeps it out of the file, as for servers.
+  const state =
+    top.success && top.data.state
+      ? { ...top.data.state, redis: expandEnv(top.data.state.redis, env, 'state.redis', issues) }
+      : undefined;
+  // (An unset variable is an issue already.)
+  if (state && !state.redis.includes('${') && !/^rediss?:\/\/\S+$/.test(state.redis)) {
+    issues.push({
+      path: 'state.redis',
+      message: 'expected a Redis URL once expanded: redis://[user:password@]host:port[/db]',
+    });
+  }
   if (issues.length > 0 || !top.success) throw new ConfigError(file, issues);
   const data = top.data;
   const config: DshToolsConfig = {
@@ -189,7 +201,7 @@ export function parseConfig(
     ...(data.oauth ? { oauth: data.oauth } : {}),
     ...(data.pins ? { pins: data.pins } : {}),
     ...(data.limits ? { limits: data.limits } : {}),
-    ...(data.state ? { state: data.state } : {}),
+    ...(state ? { state } : {}),
     ...(data.telemetry ? { telemetry: data.telemetry } : {}),
   };
   return { config, warnings };
