@@ -18,6 +18,7 @@ import {
   parseLockfile,
   readLockfile,
 } from './pins-file';
+import { fileExists, StorePins } from './state-pins';
 import type { SharedState } from './state-redis';
 
 export {
@@ -36,7 +37,8 @@ export {
  * pull": a description that grows instructions, a schema that grows a parameter) has the changed
  * tool held back (not listed, its calls refused, naming what changed but never showing the new
  * text to the model) until an operator reads the change and approves it (`dsh-tools pin`). The
- * pins live in a lockfile beside the config (`dsh-tools.lock.json`), written to be reviewed.
+ * pins live in a lockfile beside the config (`dsh-tools.lock.json`), written to be reviewed, or
+ * (with a state store) in the store shared by the gateway's replicas.
  */
 
 /** The lockfile's name, beside the config file. */
@@ -48,7 +50,12 @@ export type PinMode = 'tofu' | 'strict' | 'off';
 /** Where a bridged tool stands against its pin. */
 export type PinStatus =
   | { readonly kind: 'pinned' }
-  | { readonly kind: 'new'; readonly revoked?: boolean }
+  | {
+      readonly kind: 'new';
+      readonly revoked?: boolean;
+      /** Not known pinned, and the state store could not be reached to pin it: held meanwhile. */
+      readonly unavailable?: boolean;
+    }
   | { readonly kind: 'changed'; readonly paths: readonly string[] };
 
 /** A bridged tool's server, name and pinned definition; `undefined` for a local tool. */
@@ -81,8 +88,15 @@ export interface PinBookOptions {
   readonly watch?: boolean;
   /** A write or reload that failed (default: dropped; the pins held in memory stay). */
   readonly onError?: (error: Error) => void;
-  /** A state store shared with other replicas: the pins live there instead of in `file`. */
+  /**
+   * A state store shared with other replicas: the pins live there instead of in `file` (which,
+   * when the store has no pins yet, seeds it once). `watch` follows the store instead of the file.
+   */
   readonly state?: SharedState;
+  /** Something a person should know (the store seeded from the lockfile). Default: stderr. */
+  readonly onNote?: (message: string) => void;
+  /** How often a store-backed book checks for a change it missed the message of (default 5 s). */
+  readonly pollMs?: number;
 }
 
 type Entries = Lockfile['servers'];
@@ -107,10 +121,20 @@ export class PinBook extends EventEmitter<{ change: [] }> {
   #watcher: FSWatcher | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #lastWritten = '';
+  readonly #store: StorePins | undefined;
+  #unfollow: (() => void) | undefined;
+  /** A tool was held because the store could not be reached: re-list once it is back. */
+  #heldForStore = false;
 
-  private constructor(file: string, lockfile: Lockfile, options: PinBookOptions) {
+  private constructor(
+    file: string,
+    lockfile: Lockfile,
+    options: PinBookOptions,
+    store?: StorePins,
+  ) {
     super();
     this.file = file;
+    this.#store = store;
     this.mode = options.mode;
     this.#servers = structuredClone(lockfile.servers);
     this.#record = options.record ?? true;
@@ -119,9 +143,47 @@ export class PinBook extends EventEmitter<{ change: [] }> {
 
   /** Reads `file` (absent: no pins yet). @throws {PinsFileError} for a file that is not a lockfile. */
   static async open(file: string, options: PinBookOptions): Promise<PinBook> {
+    if (options.state) return PinBook.#openInStore(file, options, options.state);
     const book = new PinBook(file, await readLockfile(file), options);
     if (options.watch) book.#follow();
     return book;
+  }
+
+  /**
+   * Opens the pins of the state store. An empty store is seeded once from the lockfile beside
+   * the config (a book that only reads shows the lockfile's pins instead, and writes nothing).
+   * @throws {StateUnavailableError} when the store does not answer; {@link PinsFileError} for
+   * a pin in the store that is not one.
+   */
+  static async #openInStore(
+    file: string,
+    options: PinBookOptions,
+    state: SharedState,
+  ): Promise<PinBook> {
+    const store = new StorePins(state);
+    let servers = await store.read();
+    if (Object.keys(servers).length === 0 && (await fileExists(file))) {
+      const lockfile = await readLockfile(file);
+      if (options.record ?? true) {
+        if (await store.seed(lockfile.servers)) {
+          const note = options.onNote ?? ((m) => process.stderr.write(`dsh-tools: ${m}\n`));
+          note(
+            `${store.where} had no tool pins: seeded them from ${file}. The store holds the pins from now on; that file is no longer read or written.`,
+          );
+        }
+        servers = await store.read();
+      } else servers = lockfile.servers;
+    }
+    const book = new PinBook(file, { lockfileVersion: 1, servers }, options, store);
+    if (options.watch) {
+      book.#unfollow = await store.follow(() => void book.#reload(), options.pollMs ?? 5000);
+    }
+    return book;
+  }
+
+  /** Where the pins live, for messages: the lockfile's name, or the state store. */
+  get where(): string {
+    return this.#store?.where ?? basename(this.file);
   }
 
   /** The lockfile as this book holds it (with its changes not yet written). */
@@ -151,6 +213,11 @@ export class PinBook extends EventEmitter<{ change: [] }> {
       const entry = this.#servers[bridged.server]?.[bridged.tool];
       if (isRevoked(entry)) status = { kind: 'new', revoked: true };
       else if (!entry) {
+        if (this.mode === 'tofu' && this.#store && !this.#store.reachable) {
+          // Fail closed: a pin that cannot be recorded is not taken on trust meanwhile.
+          this.#heldForStore = true;
+          return { kind: 'new', unavailable: true };
+        }
         if (this.mode === 'tofu') {
           this.#change({
             server: bridged.server,
@@ -178,9 +245,12 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     const who = `tool "${bridged?.tool}" of MCP server "${bridged?.server}"`;
     const approve = `an operator who has read it (dsh-tools pin list) can approve it: dsh-tools pin approve ${bridged?.server}/${bridged?.tool}`;
     if (status.kind === 'new') {
+      if (status.unavailable) {
+        return `Tool ${JSON.stringify(name)} (${who}) is held back: it is not pinned yet and ${this.where} cannot be reached to pin it. Retry shortly; if it persists, check that Redis is up (state.redis in dsh-tools.json).`;
+      }
       const why = status.revoked
-        ? `its approval was revoked in ${basename(this.file)}`
-        : `it is not pinned in ${basename(this.file)} and pins are strict`;
+        ? `its approval was revoked in ${this.where}`
+        : `it is not pinned in ${this.where} and pins are strict`;
       return `Tool ${JSON.stringify(name)} (${who}) is held back: ${why}. Use another tool; ${approve}.`;
     }
     return `Tool ${JSON.stringify(name)} (${who}) is held back: its server changed it since it was approved (changed: ${status.paths.join(', ')}); its new definition is not shown here. Use another tool; ${approve}.`;
@@ -220,8 +290,10 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     }
   }
 
-  /** Stops following the file. */
+  /** Stops following the file (or the store). */
   close(): void {
+    this.#unfollow?.();
+    this.#unfollow = undefined;
     clearTimeout(this.#debounce);
     this.#watcher?.close();
     this.#watcher = undefined;
@@ -238,6 +310,20 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     const changes = this.#pending;
     if (changes.length === 0) return;
     this.#pending = [];
+    if (this.#store) {
+      try {
+        this.#adopt(await this.#store.apply(changes));
+      } catch (error) {
+        // Kept, and sent again when the store is back (#reload): a change is never dropped.
+        this.#pending = [...changes, ...this.#pending];
+        this.#onError(
+          new Error(
+            `Cannot record the tool pins in ${this.#store.where} (${(error as Error).message}); they hold in this replica and are recorded once the store is back.`,
+          ),
+        );
+      }
+      return;
+    }
     try {
       const { lockfile, text } = await changeLockfile(this.file, changes);
       this.#lastWritten = text;
@@ -248,6 +334,27 @@ export class PinBook extends EventEmitter<{ change: [] }> {
           `Cannot write the pins file ${this.file} (${(error as Error).message}); the pins hold in memory until the gateway stops.`,
         ),
       );
+    }
+  }
+
+  /**
+   * Re-reads the store (another replica's change, a message missed, or the connection back),
+   * then sends the changes it could not record before.
+   */
+  async #reloadStore(store: StorePins): Promise<void> {
+    let servers: Entries;
+    try {
+      servers = await store.read();
+    } catch (error) {
+      // The pins this replica holds stay: holding back stays the safe side.
+      this.#onError(error as Error);
+      return;
+    }
+    this.#adopt(servers);
+    if (this.#pending.length > 0) this.#writing = this.#writing.then(() => this.#write());
+    if (this.#heldForStore) {
+      this.#heldForStore = false;
+      this.#changed();
     }
   }
 
@@ -281,6 +388,7 @@ export class PinBook extends EventEmitter<{ change: [] }> {
 
   async #reload(): Promise<void> {
     await this.flushed();
+    if (this.#store) return this.#reloadStore(this.#store);
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
