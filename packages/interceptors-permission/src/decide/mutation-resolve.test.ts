@@ -99,7 +99,10 @@ describe('the analysis cache', () => {
   it('a line analysed before is answered from the cache, unless the cache is off or the line long', () => {
     const cached = readOptions({ cwd: '/w', home: '/h', rules: {} }).policy;
     expect(analyzeCached(cached, 'git status')).toBe(analyzeCached(cached, 'git status'));
-    const long = `echo ${'x'.repeat(4100)}`;
+    const longest = `echo ${'x'.repeat(4091)}`;
+    expect(longest.length).toBe(4096);
+    expect(analyzeCached(cached, longest)).toBe(analyzeCached(cached, longest));
+    const long = `${longest}x`;
     expect(analyzeCached(cached, long)).not.toBe(analyzeCached(cached, long));
     const off = readOptions({ cwd: '/w', home: '/h', rules: {}, parseCacheSize: 0 }).policy;
     expect(analyzeCached(off, 'git status')).not.toBe(analyzeCached(off, 'git status'));
