@@ -13,6 +13,7 @@ import {
   pinnedDefinitionOf,
 } from './pins';
 import { diffDefinitions } from './pins-diff';
+import { openSharedState, type SharedState, StateUnavailableError } from './state-redis';
 
 const say = (line: string) => out.write(`${line}\n`);
 
@@ -54,6 +55,50 @@ function review(gateway: Gateway, book: PinBook): Reviewed[] {
   return out;
 }
 
+/**
+ * The pins as a command changes them: in the lockfile, or in the state store when the config has
+ * one. A change the file or the store did not take fails the command (it is not reported done).
+ */
+async function openBook(
+  file: string,
+  state: SharedState | undefined,
+  record: boolean,
+): Promise<{ book: PinBook; where: string; written: () => void }> {
+  const errors: Error[] = [];
+  let book: PinBook;
+  try {
+    book = await PinBook.open(file, {
+      mode: 'strict',
+      record,
+      onError: (error) => errors.push(error),
+      ...(state ? { state } : {}),
+    });
+  } catch (error) {
+    throw storeFailure(error);
+  }
+  return {
+    book,
+    where: state ? book.where : file,
+    written: () => {
+      if (errors[0])
+        throw new CliFailure(
+          `${errors[0].message} Nothing is done until it is recorded: run the command again.`,
+          EXIT.CONFIG,
+        );
+    },
+  };
+}
+
+/** A store that did not answer, as a command's failure (anything else unchanged). */
+function storeFailure(error: unknown): unknown {
+  return error instanceof StateUnavailableError
+    ? new CliFailure(
+        `${error.message} (dsh-tools pin reads and writes the pins there because dsh-tools.json has a "state" section.)`,
+        EXIT.CONFIG,
+      )
+    : error;
+}
+
 /** `server` or `server/tool`: whether it names `r`. */
 const names = (target: string, r: { server: string; tool: string }) =>
   target === r.server || target === `${r.server}/${r.tool}`;
@@ -65,6 +110,8 @@ async function withServers<T>(
   const { loaded, file } = await lockfileOf(configFile);
   const gateway = await openGateway(loaded, false, undefined, undefined, {
     pins: { record: false },
+  }).catch((error: unknown) => {
+    throw storeFailure(error);
   });
   try {
     if (gateway.failures.length > 0) {
@@ -87,8 +134,8 @@ export async function pinListCommand(options: {
   config?: string;
   json?: boolean;
 }): Promise<number> {
-  return withServers(options.config, async (gateway, file) => {
-    const book = await PinBook.open(file, { mode: 'strict', record: false });
+  return withServers(options.config, async (gateway, lockfile) => {
+    const { book, where: file } = await openBook(lockfile, gateway.state, false);
     const tools = review(gateway, book);
     const offered = new Set(tools.map((t) => `${t.server}/${t.tool}`));
     const gone = Object.entries(book.lockfile.servers).flatMap(([server, pins]) =>
@@ -100,7 +147,8 @@ export async function pinListCommand(options: {
     if (options.json) {
       say(
         JSON.stringify({
-          file,
+          file: lockfile,
+          ...(gateway.state ? { store: file } : {}),
           tools: tools.map((t) => ({
             server: t.server,
             tool: t.tool,
@@ -165,8 +213,8 @@ export async function pinApproveCommand(
       EXIT.USAGE,
     );
   }
-  return withServers(options.config, async (gateway, file) => {
-    const book = await PinBook.open(file, { mode: 'strict' });
+  return withServers(options.config, async (gateway, lockfile) => {
+    const { book, where: file, written } = await openBook(lockfile, gateway.state, true);
     const tools = review(gateway, book);
     // `server/tool@sha`: approve only the definition that was read (its fingerprint's prefix).
     const wanted = targets.map((target) => {
@@ -210,9 +258,12 @@ export async function pinApproveCommand(
       }
     }
     await book.flushed();
+    written();
     if (chosen.length === 0)
       say('Nothing to approve: every tool named is pinned as its server offers it.');
-    else say(cOut.dim(`${file} updated: a running dsh-tools serve applies it at once.`));
+    else if (gateway.state) {
+      say(cOut.dim(`${file} updated: every dsh-tools serve on that store applies it at once.`));
+    } else say(cOut.dim(`${file} updated: a running dsh-tools serve applies it at once.`));
     return EXIT.OK;
   });
 }
@@ -225,8 +276,26 @@ export async function pinRevokeCommand(
   targets: readonly string[],
   options: { config?: string },
 ): Promise<number> {
-  const { file } = await lockfileOf(options.config);
-  const book = await PinBook.open(file, { mode: 'strict' });
+  const { loaded, file: lockfile } = await lockfileOf(options.config);
+  let state: SharedState | undefined;
+  try {
+    state = loaded.config.state ? await openSharedState(loaded.config.state) : undefined;
+  } catch (error) {
+    throw storeFailure(error);
+  }
+  try {
+    return await revoke(targets, lockfile, state);
+  } finally {
+    await state?.close();
+  }
+}
+
+async function revoke(
+  targets: readonly string[],
+  lockfile: string,
+  state: SharedState | undefined,
+): Promise<number> {
+  const { book, where: file, written } = await openBook(lockfile, state, true);
   let removed = 0;
   for (const target of targets) {
     const [server, tool, extra] = target.split('/');
@@ -243,6 +312,7 @@ export async function pinRevokeCommand(
     removed += count;
   }
   await book.flushed();
+  written();
   say(
     `${removed} approval${removed === 1 ? '' : 's'} revoked in ${file}: held back until approved again.`,
   );
