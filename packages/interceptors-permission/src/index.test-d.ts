@@ -4,6 +4,9 @@ import {
   type ClaudeSettings,
   createJsonFileGrantStore,
   createMemoryGrantStore,
+  createMemorySharedGrantStore,
+  createPermissionGrant,
+  type GrantSpend,
   type GrantStore,
   loadClaudeSettings,
   type PermissionDecision,
@@ -12,6 +15,7 @@ import {
   type PermissionMode,
   type PermissionOptions,
   permissionInterceptor,
+  type SharedGrantStore,
   type TrailEntry,
 } from './index';
 
@@ -50,6 +54,22 @@ describe('public types', () => {
   it('stores implement GrantStore', () => {
     expectTypeOf(createMemoryGrantStore()).toEqualTypeOf<GrantStore>();
     expectTypeOf(createJsonFileGrantStore('/tmp/x.json')).toEqualTypeOf<GrantStore>();
+  });
+
+  it('a shared store spends atomically, and either kind of store is accepted', () => {
+    expectTypeOf(createMemorySharedGrantStore()).toEqualTypeOf<SharedGrantStore>();
+    expectTypeOf<SharedGrantStore['spend']>().returns.toEqualTypeOf<Promise<GrantSpend>>();
+    expectTypeOf<Extract<GrantSpend, { spent: false }>['refused']>().toEqualTypeOf<
+      readonly string[]
+    >();
+    expectTypeOf<PermissionOptions['grants']>().toEqualTypeOf<
+      GrantStore | SharedGrantStore | undefined
+    >();
+    expectTypeOf(
+      createPermissionGrant({ rule: 'Bash(ls)', by: 'operator' }),
+    ).toEqualTypeOf<PermissionGrant>();
+    // @ts-expect-error: a use count is a number
+    createPermissionGrant({ rule: 'Bash(ls)', by: 'operator', uses: '3' });
   });
 
   it('decisions say what decided them and carry a discriminated trail', () => {

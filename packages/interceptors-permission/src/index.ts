@@ -1,6 +1,12 @@
 export { CLAUDE_CODE_TOOL_HINTS, exampleExecution } from './decide/examples';
 export { PermissionRuleError } from './decide/rules';
-export { createJsonFileGrantStore, createMemoryGrantStore, GrantStoreError } from './grants/store';
+export { createPermissionGrant } from './grants/book';
+export {
+  createJsonFileGrantStore,
+  createMemoryGrantStore,
+  createMemorySharedGrantStore,
+  GrantStoreError,
+} from './grants/store';
 export { permissionInterceptor } from './interceptor';
 export {
   type ClaudeSettings,
@@ -16,6 +22,7 @@ export { loadShellParser } from './shell/parser';
 export {
   type DecidedBy,
   type GrantOrigin,
+  type GrantSpend,
   type GrantStore,
   PERMISSION_MODES,
   type PermissionDecision,
@@ -29,5 +36,6 @@ export {
   type PermissionRules,
   type RuleBehavior,
   type RuleOrigin,
+  type SharedGrantStore,
   type TrailEntry,
 } from './types';

@@ -64,7 +64,8 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
       await book.load();
     } catch (error) {
       // A store that cannot be read is reported and left alone; the policy works without its grants.
-      storeError = error;
+      // (A shared store is asked again before every decision, so its failure now is not kept.)
+      if (!book.shared) storeError = error;
       report(error);
     }
     checkExamples(policy, options.examples, mode);
@@ -76,6 +77,24 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
   const askPerson = createAskPerson(options, approveTimeoutMs);
   const denied = (exec: InterceptedExecution, text: string, decision: PermissionDecision) =>
     errorResult(exec.callId, 'DENIED', text, { permission: decision });
+
+  /**
+   * Decides a call, taking one use of each counted grant an allow relies on before it is final.
+   * A grant that no longer applies (another call or process took its last use, it expired, it was
+   * revoked) is left out and the call decided again; a store that cannot be asked leaves every
+   * grant out. Each round has fewer grants, so this ends.
+   */
+  const decideAndSpend = async (exec: InterceptedExecution): Promise<PermissionDecision> => {
+    let grants = book.shared ? await book.current() : book.active();
+    for (;;) {
+      const decision = decide(policy, exec, mode, grants);
+      if (decision.behavior !== 'allow' || decision.grants.length === 0) return decision;
+      const taken = await book.take(decision.grants);
+      if ('unavailable' in taken) grants = [];
+      else if (taken.refused.length === 0) return decision;
+      else grants = grants.filter((g) => !taken.refused.includes(g.grant.id));
+    }
+  };
 
   /** Decides, asks when the decision says so, and runs the call only when it is allowed. */
   const interceptor = async (
@@ -91,10 +110,9 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
           `Permission denied for tool ${JSON.stringify(exec.name)}: the permission policy failed to load (${message(loadError)}). Every call is denied until the policy is fixed.`,
         );
       }
-      const decision = decide(policy, exec, mode, book.active());
+      const decision = await decideAndSpend(exec);
       if (decision.behavior === 'allow') {
         told(exec, decision);
-        book.consume(decision.grants);
       } else if (decision.behavior === 'deny') {
         told(exec, decision);
         return denied(exec, denialMessage(exec, decision), decision);
@@ -154,7 +172,7 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
     explain: {
       value: async (exec: InterceptedExecution): Promise<PermissionDecision> => {
         await ready;
-        const decision = decide(policy, exec, mode, book.active());
+        const decision = decide(policy, exec, mode, await book.current());
         if (decision.behavior === 'deny') return decision;
         const exclusion = honoursExclude(exec.tool) ? readExclusion(policy, exec) : undefined;
         return {
@@ -170,7 +188,7 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
       value: async (): Promise<readonly PermissionGrant[]> => {
         await ready.catch(() => undefined);
         if (storeError !== undefined) throw storeError;
-        return book.active().map((g) => g.grant);
+        return book.list();
       },
     },
     addGrant: {
@@ -181,9 +199,7 @@ export function permissionInterceptor(options: PermissionOptions = {}): Permissi
         by?: string;
       }): Promise<PermissionGrant> => {
         await ready.catch(() => undefined);
-        const grant = book.add(g.rule, g.by ?? 'host', g.expiresInMs, g.uses);
-        await book.saved();
-        return grant;
+        return book.addStored(g.rule, g.by ?? 'host', g.expiresInMs, g.uses);
       },
     },
     revokeGrant: {

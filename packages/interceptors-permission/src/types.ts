@@ -113,6 +113,45 @@ export interface GrantStore {
   save(grants: readonly PermissionGrant[]): Promise<void>;
 }
 
+/**
+ * What {@link SharedGrantStore.spend} did: `spent` when every grant named was in force (one use of
+ * each counted one taken), else the grants that were not (expired, used up, revoked, or never
+ * stored), and nothing was taken.
+ */
+export type GrantSpend =
+  | { readonly spent: true }
+  | { readonly spent: false; readonly refused: readonly string[] };
+
+/**
+ * A grant store several policies share, possibly in several processes (a gateway's replicas),
+ * with the operations that must be atomic there. The policy reads {@link list} before each
+ * decision and spends the grants an allow relies on before the call runs, so the store, not a
+ * policy's copy, decides whether a grant still applies. A store that fails (rejects) fails closed:
+ * the call is decided as without its grants.
+ */
+export interface SharedGrantStore {
+  /**
+   * The grants in force now. Called before every decision, so keep it cheap: cache, and drop the
+   * cache when the store hears of a change (a copy that is briefly stale only delays a new grant;
+   * {@link spend} refuses one that no longer applies).
+   */
+  list(): Promise<readonly PermissionGrant[]>;
+  /**
+   * Stores a new grant. Resolves once the grant is stored (acknowledged: it survives what the
+   * store promises to survive), with the grant as stored: a store with its own clock may move
+   * `expiresAt`, keeping its distance from `origin.at`.
+   */
+  add(grant: PermissionGrant): Promise<PermissionGrant>;
+  /**
+   * Atomically, all or nothing: when every grant named is in force, takes one use of each
+   * counted one (removing those used up); otherwise takes nothing and names the ones that are not.
+   * Two policies can never both spend a grant's last use.
+   */
+  spend(ids: readonly string[]): Promise<GrantSpend>;
+  /** Removes a grant; whether it was there. */
+  revoke(id: string): Promise<boolean>;
+}
+
 /** Options of {@link permissionInterceptor}. */
 export interface PermissionOptions {
   /** The rules, as one set of lists or as several sourced sets (what `loadClaudeSettings` returns). */
@@ -127,8 +166,12 @@ export interface PermissionOptions {
   readonly approve?: Approver;
   /** Milliseconds an approver may take before the ask is denied; default 300000, 0 = no limit. */
   readonly approveTimeoutMs?: number;
-  /** Where grants live; default in memory. */
-  readonly grants?: GrantStore;
+  /**
+   * Where grants live; default in memory. A {@link GrantStore} is loaded once and saved whole after
+   * each change (one process); a {@link SharedGrantStore} is asked before every decision and its
+   * uses are spent atomically before a call runs (several processes).
+   */
+  readonly grants?: GrantStore | SharedGrantStore;
   /** Calls the policy must decide as listed, checked when it loads (`ready` rejects otherwise). */
   readonly examples?: PermissionExamples;
   /** The clock, for tests (epoch milliseconds); default `Date.now`. */
@@ -140,7 +183,10 @@ export interface PermissionOptions {
    * so this never changes a decision; file system checks run every time); default 256, 0 = none.
    */
   readonly parseCacheSize?: number;
-  /** Receives problems the interceptor contains (a grant store that fails to save). */
+  /**
+   * Receives problems the interceptor contains (a grant store that fails to save, a shared store
+   * that cannot be reached: its grants then do not apply).
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * Told of every decision as it is taken (an audit trail's source): the decision with its rule,
@@ -228,16 +274,21 @@ export interface PermissionInterceptor extends Interceptor {
   setMode(mode: PermissionMode): void;
   /** Decides a call without running it or asking anyone, with the full trail. */
   explain(exec: InterceptedExecution): Promise<PermissionDecision>;
-  /** Current grants (expired and used-up ones are dropped). */
+  /**
+   * Current grants (expired and used-up ones are dropped). Rejects when the store cannot be read.
+   */
   listGrants(): Promise<readonly PermissionGrant[]>;
-  /** Adds a grant as the host (`by` defaults to `host`). Throws on a malformed rule. */
+  /**
+   * Adds a grant as the host (`by` defaults to `host`). Throws on a malformed rule; with a shared
+   * store, resolves once the store has it and rejects when the store refused it.
+   */
   addGrant(grant: {
     readonly rule: string;
     readonly expiresInMs?: number;
     readonly uses?: number;
     readonly by?: string;
   }): Promise<PermissionGrant>;
-  /** Revokes a grant; returns whether it existed. */
+  /** Revokes a grant; returns whether it existed. Rejects when a shared store cannot be reached. */
   revokeGrant(id: string): Promise<boolean>;
   /**
    * Settles when the policy is loaded: the shell parser, the grant store, and the examples. Rejects

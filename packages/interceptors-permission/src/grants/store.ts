@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { GrantStore, PermissionGrant } from '../types';
+import type { GrantSpend, GrantStore, PermissionGrant, SharedGrantStore } from '../types';
 
 /** A grant store whose data cannot be read; it is never emptied or overwritten. */
 export class GrantStoreError extends Error {
@@ -18,6 +18,50 @@ export function createMemoryGrantStore(initial: readonly PermissionGrant[] = [])
     load: async () => [...grants],
     save: async (next) => {
       grants = [...next];
+    },
+  };
+}
+
+/**
+ * A {@link SharedGrantStore} in memory, for tests and for several policies of one process: every
+ * operation is atomic (each runs in one turn of the event loop, after a pause that lets others
+ * interleave as they would with a remote store). `now` is its clock (default `Date.now`).
+ */
+export function createMemorySharedGrantStore(
+  initial: readonly PermissionGrant[] = [],
+  now: () => number = Date.now,
+): SharedGrantStore {
+  const grants = new Map(initial.map((g) => [g.id, g]));
+  const inForce = (g: PermissionGrant | undefined, t: number): g is PermissionGrant =>
+    g !== undefined && (g.expiresAt === undefined || g.expiresAt > t) && g.usesLeft !== 0;
+  const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return {
+    async list() {
+      await pause();
+      const t = now();
+      return [...grants.values()].filter((g) => inForce(g, t));
+    },
+    async add(grant) {
+      await pause();
+      grants.set(grant.id, grant);
+      return grant;
+    },
+    async spend(ids): Promise<GrantSpend> {
+      await pause();
+      const t = now();
+      const refused = ids.filter((id) => !inForce(grants.get(id), t));
+      if (refused.length > 0) return { spent: false, refused };
+      for (const id of ids) {
+        const g = grants.get(id) as PermissionGrant;
+        if (g.usesLeft === undefined) continue;
+        if (g.usesLeft <= 1) grants.delete(id);
+        else grants.set(id, { ...g, usesLeft: g.usesLeft - 1 });
+      }
+      return { spent: true };
+    },
+    async revoke(id) {
+      await pause();
+      return grants.delete(id);
     },
   };
 }
