@@ -199,6 +199,25 @@ describe.runIf(hasRedisServer())('limits when the state store is gone', () => {
     await server?.stop();
   });
 
+  it('a store too slow to answer refuses the call at the deadline, while the store is still stalled', async () => {
+    const limiter = createLimiter({ callsPerMinute: 100 }, new Map(), state);
+    const admin = await openSharedState({ redis: server.url });
+    try {
+      const pauseMs = 3000;
+      await admin.redis.call('CLIENT', 'PAUSE', String(pauseMs), 'ALL');
+      const started = performance.now();
+      const slow = await limiter.acquire('alice', 'echo');
+      expect(refused(slow) && slow.storeUnavailable).toBe(true);
+      // Bounded by the 400 ms deadline: answered before the stall is over.
+      expect(performance.now() - started).toBeLessThan(pauseMs);
+      await expect
+        .poll(async () => refused(await limiter.acquire('alice', 'echo')), { timeout: 10_000 })
+        .toBe(false);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('refuses every call as retryable, naming the store (never lets one through uncounted), and counts again once it is back', async () => {
     const limiter = createLimiter({ callsPerMinute: 100, concurrent: 5 }, new Map(), state);
     const registry = createToolRegistry();
