@@ -3,13 +3,13 @@
  * take away from the sandbox (narrowing.ts). Each test fails under a one-line change the mutation
  * run (`pnpm mutate:permission`) found surviving or uncovered in those files.
  */
-import type { InterceptedExecution } from '@dsh-tools/protocol';
+import type { InterceptedExecution, ToolSource } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
-import { bash, makeProject, read } from '../../test/helpers';
+import { bash, call, makeProject, read } from '../../test/helpers';
 import { type PermissionRules, permissionInterceptor } from '../index';
 import { unaliasProc } from '../shell/proc-alias';
 import type { PermissionDecision } from '../types';
-import { narrowableSandbox, sandboxNarrowing } from './narrowing';
+import { narrowableSandbox, sandboxNarrowing, toSandboxGlobs } from './narrowing';
 import { readOptions } from './options';
 import { analyzeCached } from './policy';
 
@@ -89,6 +89,16 @@ describe('sandboxNarrowing', () => {
     expect(narrowableSandbox({ sandbox: 'bwrap' })).toBeUndefined();
   });
 
+  it('says it comes from the permission rules', () => {
+    expect(sandboxNarrowing(policyOf({})).by).toBe('permission rules');
+  });
+
+  it('a brace or parenthesis left over widens to a wildcard, never drops out', () => {
+    // picomatch reads an unbalanced `{` or `)` as itself: the sandbox glob must still cover it.
+    expect(toSandboxGlobs('/w/a{b')).toEqual(['/w/a*b']);
+    expect(toSandboxGlobs('/w/a)b')).toEqual(['/w/a*b']);
+  });
+
   it('is computed once per policy', () => {
     const policy = policyOf({ deny: ['Read(./.env)'] });
     expect(sandboxNarrowing(policy)).toBe(sandboxNarrowing(policy));
@@ -107,5 +117,29 @@ describe('the analysis cache', () => {
     const off = readOptions({ cwd: '/w', home: '/h', rules: {}, parseCacheSize: 0 }).policy;
     expect(analyzeCached(off, 'git status')).not.toBe(analyzeCached(off, 'git status'));
     expect(analyzeCached(off, 'git status')).toEqual(analyzeCached(cached, 'git status'));
+  });
+
+  it('keeps the most recent lines up to its size, dropping the oldest', () => {
+    const policy = readOptions({ cwd: '/w', home: '/h', rules: {}, parseCacheSize: 2 }).policy;
+    const a = analyzeCached(policy, 'ls a');
+    const b = analyzeCached(policy, 'ls b');
+    expect(analyzeCached(policy, 'ls a')).toBe(a);
+    analyzeCached(policy, 'ls c');
+    expect(analyzeCached(policy, 'ls a')).toBe(a);
+    expect(analyzeCached(policy, 'ls b')).not.toBe(b);
+  });
+});
+
+describe('a rule naming a whole MCP server', () => {
+  const tool = (name: string, source: ToolSource) => call(name, {}, {}, source);
+  it("covers the server's tools whatever the registry named them, and tools named after it", async () => {
+    const rules = { deny: ['mcp__github'] };
+    const mcp = { kind: 'mcp', server: 'github', tool: 'create_issue' } as const;
+    expect((await decideIn(rules, tool('gh_create_issue', mcp))).behavior).toBe('deny');
+    expect(
+      (await decideIn(rules, tool('mcp__github__create_issue', { kind: 'local' }))).behavior,
+    ).toBe('deny');
+    const other = { kind: 'mcp', server: 'gitlab', tool: 'x' } as const;
+    expect((await decideIn(rules, tool('x_mcp__github__', other))).behavior).toBe('ask');
   });
 });
