@@ -122,6 +122,7 @@ export class PinBook extends EventEmitter<{ change: [] }> {
   #debounce: NodeJS.Timeout | undefined;
   #lastWritten = '';
   readonly #store: StorePins | undefined;
+  readonly #note: (message: string) => void;
   #unfollow: (() => void) | undefined;
   /** A tool was held because the store could not be reached: re-list once it is back. */
   #heldForStore = false;
@@ -135,6 +136,7 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     super();
     this.file = file;
     this.#store = store;
+    this.#note = options.onNote ?? noteOnStderr;
     this.mode = options.mode;
     this.#servers = structuredClone(lockfile.servers);
     this.#record = options.record ?? true;
@@ -166,8 +168,7 @@ export class PinBook extends EventEmitter<{ change: [] }> {
       const lockfile = await readLockfile(file);
       if (options.record ?? true) {
         if (await store.seed(lockfile.servers)) {
-          const note = options.onNote ?? ((m) => process.stderr.write(`dsh-tools: ${m}\n`));
-          note(
+          (options.onNote ?? noteOnStderr)(
             `${store.where} had no tool pins: seeded them from ${file}. The store holds the pins from now on; that file is no longer read or written.`,
           );
         }
@@ -345,6 +346,18 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     let servers: Entries;
     try {
       servers = await store.read();
+      if (
+        this.#record &&
+        Object.keys(servers).length === 0 &&
+        Object.keys(this.#servers).length > 0
+      ) {
+        // The store lost its pins (restarted without its append-only file, flushed): the ones this
+        // replica holds go back, rather than every server's tools as offered now pinned on sight.
+        if (await store.seed(this.#servers)) {
+          this.#note(`${store.where} had lost its tool pins: put back the ones this replica held.`);
+        }
+        servers = await store.read();
+      }
     } catch (error) {
       // The pins this replica holds stay: holding back stays the safe side.
       this.#onError(error as Error);
@@ -405,6 +418,11 @@ export class PinBook extends EventEmitter<{ change: [] }> {
       this.#onError(error as Error);
     }
   }
+}
+
+/** Where a note goes when nobody asked for it: the operator reads stderr. */
+function noteOnStderr(message: string): void {
+  process.stderr.write(`dsh-tools: ${message}\n`);
 }
 
 /** A pin of `definition`, approved now. */
