@@ -125,8 +125,13 @@ const KEEP_ALIVE_MS = 15_000;
 export function sseSink(
   res: ServerResponse,
   sessionId: string,
+  eventId?: (seq: number) => string,
 ): LeanCallSink & { /** Starts the keep-alives, once the sink is in use. */ arm(): void } {
   let started = false;
+  // With event ids (replicas sharing a store), a client whose stream breaks asks any replica to
+  // resume it (GET with Last-Event-ID), which can then say what became of the call.
+  let seq = 0;
+  const idLine = () => (eventId ? `id: ${eventId(seq++)}\n` : '');
   const start = () => {
     if (started) return;
     started = true;
@@ -142,6 +147,12 @@ export function sseSink(
   let keepAlive: NodeJS.Timeout | undefined;
   return {
     arm() {
+      if (eventId && seq === 0 && open()) {
+        // The priming event: an id before anything else, so that even a stream that breaks
+        // before its first message is resumed.
+        start();
+        res.write(`${idLine()}data: \n\n`);
+      }
       keepAlive ??= setInterval(() => {
         if (!open()) return;
         start();
@@ -152,7 +163,7 @@ export function sseSink(
     write(message: JSONRPCMessage) {
       if (!open()) return false;
       start();
-      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      res.write(`${idLine()}event: message\ndata: ${JSON.stringify(message)}\n\n`);
       return true;
     },
     end() {

@@ -40,7 +40,13 @@ import { principalOf } from './principal';
 import { createGatewayServerFactory, newSessionId } from './serve';
 import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
 import { StateUnavailableError } from './state-redis';
-import { AnswerRelay, answerTag, type SessionRecord, SessionStore } from './state-sessions';
+import {
+  AnswerRelay,
+  answerTag,
+  resumedCall,
+  type SessionRecord,
+  SessionStore,
+} from './state-sessions';
 
 export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
 export {
@@ -100,6 +106,45 @@ async function routeAnswers(
   } catch {
     return 'unavailable';
   }
+}
+
+/**
+ * Answers a client resuming the broken stream of call `resumed.id` (a GET with the
+ * `Last-Event-ID` of a lean call's stream): the call did not survive its stream (a stream that
+ * breaks cancels its call, and a replica that dies takes its calls with it), so its answer is a
+ * JSON-RPC error the client can act on at once, instead of waiting out its request timeout.
+ */
+async function endResumedCall(
+  res: ServerResponse,
+  sessionId: string,
+  resumed: { tag: string; id: string | number },
+  relay: AnswerRelay,
+): Promise<void> {
+  let why: string;
+  if (resumed.tag === relay.tag) {
+    why = 'its HTTP stream broke, and a call whose stream breaks is cancelled';
+  } else {
+    const alive = await relay.isAlive(resumed.tag).catch(() => undefined);
+    why =
+      alive === false
+        ? 'the gateway replica that was running it stopped before it finished'
+        : 'its HTTP stream to the gateway replica running it broke, and a call whose stream breaks is cancelled';
+  }
+  const error = {
+    jsonrpc: '2.0',
+    id: resumed.id,
+    error: {
+      code: -32000,
+      message: `The tool call did not finish: ${why}. Nothing more will come for it. Call the tool again (if it changes things, check first whether it had done its work).`,
+      data: { retryable: true },
+    },
+  };
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    'mcp-session-id': sessionId,
+  });
+  res.end(`event: message\ndata: ${JSON.stringify(error)}\n\n`);
 }
 
 /**
@@ -453,6 +498,20 @@ async function serve(
         return refuse(res, 503, error.message, { 'retry-after': '1' });
       }
     }
+    const lastEventId = req.headers['last-event-id'];
+    if (
+      relay &&
+      req.method === 'GET' &&
+      typeof sessionId === 'string' &&
+      typeof lastEventId === 'string'
+    ) {
+      const resumed = resumedCall(lastEventId);
+      const owner = sessions.get(sessionId);
+      if (resumed && owner?.identity === principalOf(admitted)) {
+        req.resume();
+        return endResumedCall(res, sessionId, resumed, relay);
+      }
+    }
     if (req.method !== 'POST') {
       req.resume();
       return nodeHandler(replayRequest(req, undefined, admitted), res);
@@ -492,7 +551,11 @@ async function serve(
       return refuse(res, 429, limited.message, { 'retry-after': seconds }, -32000, call.id);
     }
     if (session && typeof sessionId === 'string' && leanEligible(req, parsed)) {
-      const sink = sseSink(res, sessionId);
+      const sink = sseSink(
+        res,
+        sessionId,
+        relay && call ? relay.eventIds(call.id) : undefined,
+      );
       if (session.lean.takeCall(parsed, sink)) {
         sink.arm();
         leanCalls++;

@@ -217,6 +217,45 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     await expect.poll(() => group.map((r) => r.http.sessions)).toEqual([0, 0]);
   });
 
+  it('a client resuming a call stream (Last-Event-ID) is told at once that the call did not finish; a foreign or malformed id is no way in', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const client = await connect(group, [], () => ({ action: 'decline' }));
+    await client.listTools();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const get = (replica: Replica, lastEventId: string, token = TOKEN) =>
+      fetch(replica.http.url, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': transport.sessionId as string,
+          'mcp-protocol-version': transport.protocolVersion as string,
+          'last-event-id': lastEventId,
+        },
+      });
+    const id = Buffer.from(JSON.stringify(42)).toString('base64url');
+    // A replica that is gone (its tag never said it runs).
+    const gone = await get(group[1] as Replica, `0123456789ab_${id}_3`);
+    expect(gone.status).toBe(200);
+    const body = await gone.text();
+    const message = JSON.parse(body.slice(body.indexOf('data: ') + 6)) as {
+      id: number;
+      error: { message: string; data: { retryable: boolean } };
+    };
+    expect(message.id).toBe(42);
+    expect(message.error.data.retryable).toBe(true);
+    expect(message.error.message).toContain('stopped before it finished');
+    // An id that is not one of ours is the SDK's business, as before (no crash, no call ended).
+    for (const bad of [
+      'x',
+      `0123456789ab_${'%'.repeat(5)}_1`,
+      `0123456789ab_${Buffer.from('{}').toString('base64url')}_1`,
+    ]) {
+      const res = await get(group[0] as Replica, bad);
+      expect(res.status).toBeLessThan(500);
+      await res.body?.cancel();
+    }
+  });
+
   it('with Redis gone, a request for a session held elsewhere fails closed and retryable (503), and works once it is back', async () => {
     const group = [await startReplica(true), await startReplica(true)];
     const third = await startReplica(true);

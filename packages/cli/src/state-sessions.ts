@@ -113,6 +113,19 @@ export class SessionStore {
   }
 }
 
+/** The replica and call a stream's `Last-Event-ID` names (see {@link AnswerRelay.eventIds}). */
+export function resumedCall(eventId: string): { tag: string; id: RequestId } | undefined {
+  const match = /^([0-9a-f]{12})_([A-Za-z0-9_-]{1,200})_\d{1,9}$/.exec(eventId);
+  if (!match) return undefined;
+  try {
+    const id: unknown = JSON.parse(Buffer.from(match[2] as string, 'base64url').toString('utf8'));
+    if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+    return { tag: match[1] as string, id: id as RequestId };
+  } catch {
+    return undefined;
+  }
+}
+
 /** What separates a replica's tag from a request id it sent. */
 const TAG_SEPARATOR = '~';
 
@@ -154,6 +167,7 @@ export class AnswerRelay {
   readonly #state: SharedState;
   readonly #sessions: (id: string) => ((message: JSONRPCMessage) => void) | undefined;
   #unsubscribe: (() => void) | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     state: SharedState,
@@ -167,8 +181,28 @@ export class AnswerRelay {
     return `${this.#state.prefix}answers:${tag}`;
   }
 
-  /** Starts taking the answers other replicas route here. */
+  #aliveKey(tag: string): string {
+    return `${this.#state.prefix}replica:${tag}`;
+  }
+
+  /**
+   * Whether the replica of `tag` is running: each replica says so in the store every second (a
+   * key that lapses after three), so one killed is known gone within three seconds.
+   */
+  async isAlive(tag: string): Promise<boolean> {
+    const found = await inStore('check whether a replica is running', this.#state.deadlineMs, () =>
+      this.#state.redis.exists(this.#aliveKey(tag)),
+    );
+    return found > 0;
+  }
+
+  /** Starts taking the answers other replicas route here, and saying this replica runs. */
   async listen(onError: (error: Error) => void): Promise<void> {
+    const beat = () =>
+      void this.#state.redis.set(this.#aliveKey(this.tag), '1', 'PX', 3000).catch(() => {});
+    beat();
+    this.#heartbeat = setInterval(beat, 1000);
+    this.#heartbeat.unref();
     this.#unsubscribe = await this.#state.subscribe(this.#channel(this.tag), (text) => {
       let routed: RoutedAnswer;
       try {
@@ -204,9 +238,17 @@ export class AnswerRelay {
     return receivers > 0;
   }
 
-  /** Stops taking answers. */
+  /** Stops taking answers, and says this replica is gone. */
   close(): void {
     this.#unsubscribe?.();
+    clearInterval(this.#heartbeat);
+    void this.#state.redis.del(this.#aliveKey(this.tag)).catch(() => {});
+  }
+
+  /** The SSE event ids of the stream of call `id` run here: `<tag>_<id>_<n>`. */
+  eventIds(id: RequestId): (seq: number) => string {
+    const encoded = Buffer.from(JSON.stringify(id)).toString('base64url');
+    return (seq) => `${this.tag}_${encoded}_${seq}`;
   }
 
   /**
