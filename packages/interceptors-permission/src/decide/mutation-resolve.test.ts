@@ -32,6 +32,27 @@ describe('a rule written on a directory ("./secrets/")', () => {
   });
 });
 
+describe('what a path rule covers', () => {
+  it('a rule on a directory written without a slash covers what is inside it', async () => {
+    const rules = { allow: ['Read(./**)'], deny: ['Read(./secrets)'] };
+    expect((await decideIn(rules, read('secrets/key'))).behavior).toBe('deny');
+  });
+
+  it('a rule whose glob starts at the root matches anywhere', async () => {
+    const rules = { allow: ['Read(//**)'], deny: ['Read(//**/id_rsa)'] };
+    expect((await decideIn(rules, read(`${home}/.ssh/id_rsa`))).behavior).toBe('deny');
+    expect((await decideIn(rules, read('README.md'))).behavior).toBe('allow');
+  });
+
+  it('a relative path through /proc/self/cwd is judged by the name it reaches, as a deny on the name wants', async () => {
+    // src/env-link → .env: the deny names the link, the allow covers where it leads.
+    const rules = { allow: ['Read(./**)'], deny: ['Read(./src/*-link)'] };
+    const up = '../'.repeat(root.split('/').length - 1);
+    const d = await decideIn(rules, read(`${up}proc/self/cwd/src/env-link`));
+    expect(d.behavior).toBe('deny');
+  });
+});
+
 describe('a glob operand checked against the path rules', () => {
   it('two wildcard segments may name the same file', async () => {
     // `s*/*` can expand to secrets/x.key; the rule's `*.key` and the operand's `*` may meet.
