@@ -3,12 +3,14 @@ import { permissionInterceptor } from '@dsh-tools/interceptors-permission';
 import { type SandboxOptions, sandboxInterceptor } from '@dsh-tools/interceptors-sandbox';
 import { resolveFromConfig } from './config';
 import type { PolicyFactories } from './policies';
+import { grantStoreOf } from './state-grants';
 
 /**
  * The interceptor packages behind the config's policy sections: `@dsh-tools/interceptors-hooks`
  * for `hooks`, `-sandbox` for `sandbox`, `-permission` for `permissions`. Relative paths resolve
  * against the config file's folder, which is also the hooks' and the permission rules' working
- * directory, as a project's `.claude/settings.json` is for Claude Code.
+ * directory, as a project's `.claude/settings.json` is for Claude Code. With a `state` section the
+ * permission policy's grants live in it, shared by every replica (see `state-grants.ts`).
  */
 export const DEFAULT_POLICIES: PolicyFactories = {
   hooks: (hooks, { loaded, approver }) =>
@@ -31,7 +33,7 @@ export const DEFAULT_POLICIES: PolicyFactories = {
         ? { roots: sandbox.roots.map((root) => resolveFromConfig(loaded, root)) }
         : {}),
     }),
-  permission: (permissions, { loaded, approver, onPermissionDecision }) =>
+  permission: (permissions, { loaded, approver, onPermissionDecision, state }) =>
     permissionInterceptor({
       rules: [
         {
@@ -55,5 +57,6 @@ export const DEFAULT_POLICIES: PolicyFactories = {
         : {}),
       ...(approver ? { approve: approver } : {}),
       ...(onPermissionDecision ? { onDecision: onPermissionDecision } : {}),
+      ...(state ? { grants: grantStoreOf(state) } : {}),
     }),
 };

@@ -203,10 +203,9 @@ function createSharedGrantBook(
 ): GrantBook {
   let known: ActiveGrant[] = [];
   const pending = new Map<string, Promise<unknown>>();
-  const inForce = () => {
-    const t = now();
-    return known.filter((g) => grantInForce(g.grant, t));
-  };
+  // Expiry is the store's to judge (by its clock: replicas' clocks may disagree); a grant that
+  // expired since it was listed is refused when spent.
+  const inForce = () => known.filter((g) => g.grant.usesLeft !== 0);
   /** The store's list, each rule read once per grant; a grant that cannot be read is skipped. */
   const refresh = async () => {
     const listed = await store.list();
