@@ -225,6 +225,9 @@ export class StoreLimiter implements CallLimiter {
           : perMinuteRefusal(rule.callsPerMinute as number, what, retry);
       return { plan, refusal };
     } catch (error) {
+      // The script may have run with its answer lost: give back a slot it may hold (a token it
+      // may have taken stays spent: counting a refused call is the safe side).
+      if (mode === 'acquire') this.#release(plan, id);
       return { plan, refusal: storeRefusal(this.#state, error) };
     }
   }
@@ -246,7 +249,6 @@ export class StoreLimiter implements CallLimiter {
       (_key, i) => i % 2 === 1 && plan.rules[(i - 1) / 2]?.rule.concurrent !== undefined,
     );
     if (running.length === 0) return { release: () => {} };
-    const redis = this.#state.redis;
     // Renewed while the call runs; a failed renewal is left to the next (the lease covers three).
     const renewal = setInterval(
       () =>
@@ -262,12 +264,18 @@ export class StoreLimiter implements CallLimiter {
         if (released) return;
         released = true;
         clearInterval(renewal);
-        // A store that is gone now frees the slot when the lease lapses.
-        const pipeline = redis.pipeline();
-        for (const key of running) pipeline.zrem(key, id);
-        void pipeline.exec().catch(() => {});
+        this.#release(plan, id);
       },
     };
+  }
+
+  /** Frees call `id`'s slots; a store that is gone now frees them when the lease lapses. */
+  #release(plan: Plan, id: string): void {
+    const pipeline = this.#state.redis.pipeline();
+    for (const [i, rule] of plan.rules.entries()) {
+      if (rule.rule.concurrent !== undefined) pipeline.zrem(plan.keys[2 * i + 1] as string, id);
+    }
+    void pipeline.exec().catch(() => {});
   }
 
   /**
