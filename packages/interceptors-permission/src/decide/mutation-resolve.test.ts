@@ -5,7 +5,7 @@
  */
 import type { InterceptedExecution, ToolSource } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
-import { bash, call, makeProject, read } from '../../test/helpers';
+import { bash, call, edit, makeProject, read } from '../../test/helpers';
 import { type PermissionRules, permissionInterceptor } from '../index';
 import { unaliasProc } from '../shell/proc-alias';
 import type { PermissionDecision } from '../types';
@@ -36,6 +36,13 @@ describe('what a path rule covers', () => {
   it('a rule on a directory written without a slash covers what is inside it', async () => {
     const rules = { allow: ['Read(./**)'], deny: ['Read(./secrets)'] };
     expect((await decideIn(rules, read('secrets/key'))).behavior).toBe('deny');
+  });
+
+  it('a wildcard directory stays where it is written when the rule is resolved through links', async () => {
+    // `./*/secrets` is a file named secrets one level down, never what is inside ./secrets.
+    const rules = { allow: ['Edit(./*/secrets)'] };
+    expect((await decideIn(rules, edit('secrets/key'))).behavior).toBe('ask');
+    expect((await decideIn(rules, edit('src/secrets'))).behavior).toBe('allow');
   });
 
   it('a rule whose glob starts at the root matches anywhere', async () => {
