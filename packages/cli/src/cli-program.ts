@@ -194,6 +194,70 @@ ${EXIT_HELP}`,
       setExit(await pinRevokeCommand(targets, options));
     });
 
+  const grant = program
+    .command('grant')
+    .description(
+      'Permission grants every replica of serve shares (config "state"): add one, list them, revoke one.',
+    );
+  grant
+    .command('add')
+    .description(
+      'Grant calls matching an allow rule, on every replica from its next call: for a number of uses, a time, or until revoked.',
+    )
+    .argument('<rule>', 'an allow rule, as in permissions.allow: "Bash(npm test)", "mcp__github"')
+    .addOption(configOption())
+    .addOption(
+      new Option('--uses <n>', 'how many calls it allows (default: unlimited)').argParser(
+        positiveInt('--uses'),
+      ),
+    )
+    .option('--for <duration>', 'how long it lasts: 30m, 2h, 1d (default: until revoked)')
+    .option('--by <name>', 'who gave it, as recorded with it', 'operator')
+    .option('--json', 'print one JSON object { store, grant } for scripts')
+    .addHelpText(
+      'after',
+      `
+The grant is printed once the store has it. Without a "state" section in the config each serve
+keeps its own grants in memory, and this command refuses (exit 2): it has nowhere to put them.
+
+Examples:
+  dsh-tools grant add 'Bash(npm test)' --uses 3
+  dsh-tools grant add mcp__github --for 2h
+
+Exit codes: 0 granted, 2 usage (a malformed rule or duration, no "state"), 3 config or the store
+did not answer.`,
+    )
+    .action(async (rule: string, options) => {
+      const { grantAddCommand } = await import('./command-grant');
+      setExit(await grantAddCommand(rule, options));
+    });
+  grant
+    .command('list')
+    .description('List the grants in force: id, rule, uses left, until when, who gave it.')
+    .addOption(configOption())
+    .option('--json', 'print one JSON object { store, grants } for scripts')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 listed, 2 no "state", 3 config or the store did not answer.',
+    )
+    .action(async (options) => {
+      const { grantListCommand } = await import('./command-grant');
+      setExit(await grantListCommand(options));
+    });
+  grant
+    .command('revoke')
+    .description('Revoke a grant: every replica refuses it from its next call.')
+    .argument('<id>', 'the id grant list shows')
+    .addOption(configOption())
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 revoked, 2 no such grant or no "state", 3 config or the store did not answer.',
+    )
+    .action(async (id: string, options) => {
+      const { grantRevokeCommand } = await import('./command-grant');
+      setExit(await grantRevokeCommand(id, options));
+    });
+
   const audit = program
     .command('audit')
     .description('Work with the audit trail that serve, call and demo write (config "audit").');
