@@ -45,6 +45,36 @@ describe('what a path rule covers', () => {
     expect((await decideIn(rules, edit('src/secrets'))).behavior).toBe('allow');
   });
 
+  it.each([
+    ['Read(~/.ssh/**)', () => `${home}/.ssh/id_rsa`, 'src/a.ts'],
+    ['Read(~)', () => `${home}/.ssh/id_rsa`, 'src/a.ts'],
+    ['Read(/secrets/**)', () => 'secrets/key', 'src/a.ts'],
+    ['Read(.)', () => '.', `${home}/.ssh/id_rsa`],
+    ['Read(//etc/**)', () => '/etc/hostname', 'src/a.ts'],
+  ])(
+    "%s resolves against home, the rules' directory, the project or the root",
+    async (rule, path, other) => {
+      const rules = { allow: ['Read(//**)'], deny: [rule] };
+      expect((await decideIn(rules, read(path()))).behavior).toBe('deny');
+      expect((await decideIn(rules, read(other))).behavior).toBe('allow');
+    },
+  );
+
+  it("a rule starting with one slash is relative to its settings file's directory", async () => {
+    const policy = permissionInterceptor({
+      cwd: root,
+      home,
+      mode: 'default',
+      rules: [
+        { source: 'options', allow: ['Read(//**)'] },
+        { source: 'user settings', settingsDir: `${root}/secrets`, deny: ['Read(/key)'] },
+      ],
+    });
+    await policy.ready;
+    expect((await policy.explain(read('secrets/key'))).behavior).toBe('deny');
+    expect((await policy.explain(read('key'))).behavior).toBe('allow');
+  });
+
   it('a rule whose glob starts at the root matches anywhere', async () => {
     const rules = { allow: ['Read(//**)'], deny: ['Read(//**/id_rsa)'] };
     expect((await decideIn(rules, read(`${home}/.ssh/id_rsa`))).behavior).toBe('deny');
@@ -115,6 +145,23 @@ describe('sandboxNarrowing', () => {
   it('a call whose sandbox is null has no sandbox to narrow (and does not throw)', () => {
     expect(narrowableSandbox({ sandbox: null })).toBeUndefined();
     expect(narrowableSandbox({ sandbox: 'bwrap' })).toBeUndefined();
+  });
+
+  it('every tool of the Edit family narrows writes', () => {
+    const n = sandboxNarrowing(
+      policyOf({ deny: ['Write(./a)', 'MultiEdit(./b)', 'NotebookEdit(./c)', 'Edit(./d)'] }),
+    );
+    expect(n.denyWrite).toEqual([
+      '/w/a',
+      '/w/a/**',
+      '/w/b',
+      '/w/b/**',
+      '/w/c',
+      '/w/c/**',
+      '/w/d',
+      '/w/d/**',
+    ]);
+    expect(n.denyRead).toEqual([]);
   });
 
   it('says it comes from the permission rules', () => {
