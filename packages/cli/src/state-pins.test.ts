@@ -316,6 +316,46 @@ describe.runIf(hasRedisServer())('tool pins when the state store is gone', () =>
       book.close();
     }
   });
+
+  it('a store that stalls: once a pin could not be recorded, tools not known pinned are held until it answers again', async () => {
+    const errors: Error[] = [];
+    const book = await PinBook.open(join(tempDir(), 'dsh-tools.lock.json'), {
+      mode: 'tofu',
+      watch: true,
+      pollMs: 100,
+      state,
+      onError: (e) => errors.push(e),
+      onNote: () => {},
+    });
+    const admin = await openSharedState({ redis: server.url });
+    try {
+      await expect.poll(() => state.redis.status, { timeout: 10_000 }).toBe('ready');
+      await admin.redis.call('CLIENT', 'PAUSE', '2000', 'ALL');
+      // The connection looks up: the first new tool is pinned here, its record fails at the deadline…
+      const first = bridged('first', 'Seen as the store stalls.');
+      expect(book.statusOf(first)).toEqual({ kind: 'pinned' });
+      await book.flushed();
+      expect(errors[0]?.message).toMatch(
+        /Cannot record the tool pins in the state store .* once the store is back/,
+      );
+      // …and from then on a tool not known pinned is held.
+      const second = bridged('second', 'Seen after a record failed.');
+      expect(book.statusOf(second)).toEqual({ kind: 'new', unavailable: true });
+      // The store answers again: both are recorded, and the book says its list changed.
+      await changeOf(book);
+      await expect
+        .poll(() => book.statusOf(second), { timeout: 10_000 })
+        .toEqual({ kind: 'pinned' });
+      await book.flushed();
+      const reader = await PinBook.open(join(tempDir(), 'y.json'), { mode: 'strict', state });
+      expect(Object.keys(reader.lockfile.servers.docs ?? {})).toEqual(
+        expect.arrayContaining(['first', 'second']),
+      );
+    } finally {
+      book.close();
+      await admin.close();
+    }
+  });
 });
 
 function changeOf(book: PinBook): Promise<void> {

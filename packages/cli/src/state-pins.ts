@@ -57,6 +57,8 @@ export class StorePins {
   readonly where: string;
   /** The last version read or written. */
   version = -1;
+  /** The last command failed (a store that is slow, or gone without the connection knowing). */
+  #failing = false;
 
   constructor(state: SharedState) {
     this.#state = state;
@@ -72,9 +74,21 @@ export class StorePins {
     this.where = `the state store ${state.where} (prefix ${JSON.stringify(p)})`;
   }
 
-  /** Whether the store's connection is up now (a command may still fail). */
+  /** Whether the store answers now: its connection is up and its last command did not fail. */
   get reachable(): boolean {
-    return this.#state.redis.status === 'ready';
+    return this.#state.redis.status === 'ready' && !this.#failing;
+  }
+
+  /** `work` in the store within the deadline, remembering whether the store answered. */
+  async #run<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await inStore(what, this.#state.deadlineMs, work);
+      this.#failing = false;
+      return result;
+    } catch (error) {
+      this.#failing = true;
+      throw error;
+    }
   }
 
   /** The hash's flat field/value list as the lockfile's entries, checked as a lockfile is. */
@@ -106,7 +120,7 @@ export class StorePins {
 
   /** The pins in the store now. @throws {StateUnavailableError} when it does not answer. */
   async read(): Promise<Entries> {
-    const [version, flat] = (await inStore('read the tool pins', this.#state.deadlineMs, () =>
+    const [version, flat] = (await this.#run('read the tool pins', () =>
       this.#scripts.dshPinsRead(...this.#keys),
     )) as [string, string[]];
     this.version = Number(version);
@@ -115,7 +129,7 @@ export class StorePins {
 
   /** The store's version now (cheap: to find a change whose message was missed). */
   async storedVersion(): Promise<number> {
-    const version = await inStore('read the pins version', this.#state.deadlineMs, () =>
+    const version = await this.#run('read the pins version', () =>
       this.#state.redis.get(this.#keys[1]),
     );
     return Number(version ?? 0);
@@ -128,7 +142,7 @@ export class StorePins {
       JSON.stringify(entry),
       ifAbsent ? '1' : '0',
     ]);
-    const [version, flat] = (await inStore('record a tool pin', this.#state.deadlineMs, () =>
+    const [version, flat] = (await this.#run('record a tool pin', () =>
       this.#scripts.dshPinsApply(...this.#keys, ...args),
     )) as [number, string[]];
     this.version = Number(version);
@@ -147,7 +161,7 @@ export class StorePins {
       ]),
     );
     if (args.length === 0) return false;
-    const seeded = await inStore('seed the tool pins', this.#state.deadlineMs, () =>
+    const seeded = await this.#run('seed the tool pins', () =>
       this.#scripts.dshPinsSeed(...this.#keys, ...args),
     );
     return seeded === 1;
@@ -165,9 +179,11 @@ export class StorePins {
     const redis = this.#state.redis;
     redis.on('ready', onChange);
     const poll = setInterval(() => {
+      // A store that failed and answers again is read again too (what it held back may be due).
+      const wasFailing = this.#failing;
       this.storedVersion().then(
         (version) => {
-          if (version !== this.version) onChange();
+          if (version !== this.version || wasFailing) onChange();
         },
         () => {},
       );
