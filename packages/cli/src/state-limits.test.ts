@@ -134,13 +134,13 @@ describe.runIf(hasRedisServer())('limits in the state store', () => {
     const dying = await openSharedState({ redis: server.url, deadlineMs: 500 });
     const who = client();
     const config = { concurrent: 1 };
-    const leaseMs = 600;
+    const leaseMs = 1000;
     const alive = new StoreLimiter(config, new Map(), survivor, { leaseMs });
     const doomed = new StoreLimiter(config, new Map(), dying, { leaseMs });
     const held = await doomed.acquire(who, 't');
     expect(refused(held)).toBe(false);
-    // Three leases long, the running call's renewals keep its slot.
-    await new Promise((r) => setTimeout(r, 3 * leaseMs));
+    // Two and a half leases long (renewed every third of one), the running call's renewals keep its slot.
+    await new Promise((r) => setTimeout(r, 2.5 * leaseMs));
     expect(refused(await alive.acquire(who, 't'))).toBe(true);
     // The replica is gone (its connection with it): nothing releases the slot…
     await dying.close();
