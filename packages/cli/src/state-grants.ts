@@ -104,6 +104,11 @@ export interface RedisGrantStoreOptions {
 
 /** The grant store on Redis, with `close()` to stop listening. */
 export interface RedisGrantStore extends SharedGrantStore {
+  /**
+   * Settles when the store hears of changes (true; from then on it keeps its list), or will not
+   * (false: `listen` off, or the subscription failed and was reported; every list asks Redis).
+   */
+  readonly listening: Promise<boolean>;
   close(): void;
 }
 
@@ -158,16 +163,24 @@ export function createRedisGrantStore(
     generation++;
     kept = undefined;
   };
+  let subscribed: Promise<boolean> = Promise.resolve(false);
   if (options.listen ?? true) {
     redis.on('close', forget);
     redis.on('ready', forget);
-    state.subscribe(channel, forget).then(
+    subscribed = state.subscribe(channel, forget).then(
       (stop) => {
-        if (closed) return stop();
+        if (closed) {
+          stop();
+          return false;
+        }
         unsubscribe = stop;
         listening = true;
+        return true;
       },
-      (error: unknown) => report(error),
+      (error: unknown) => {
+        report(error);
+        return false;
+      },
     );
   }
   // A store that failed may have changed unseen (announcements are lost while it is away).
@@ -198,6 +211,7 @@ export function createRedisGrantStore(
   };
 
   return {
+    listening: subscribed,
     async list() {
       if (listening && kept && performance.now() - kept.at < maxAgeMs) return kept.grants;
       if (fetching?.generation !== generation) {

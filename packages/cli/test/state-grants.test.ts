@@ -12,7 +12,7 @@ import {
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../src/gateway';
-import { createRedisGrantStore, grantStoreOf } from '../src/state-grants';
+import { createRedisGrantStore, grantStoreOf, type RedisGrantStore } from '../src/state-grants';
 import { openSharedState, type SharedState, StateUnavailableError } from '../src/state-redis';
 import { loadedIn, tempDir } from './helpers';
 import { hasRedisServer, type RedisServer, startRedis } from './redis-server';
@@ -145,6 +145,38 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
     expect(await write(b)).toBe('DENIED');
     expect(await write(a)).toBe('DENIED');
     expect(await store.revoke(given.id)).toBe(false);
+  });
+
+  it('a replica hears of a grant added or revoked elsewhere at once (not at the end of its kept list)', async () => {
+    const prefix = freshPrefix();
+    const states = await Promise.all(
+      [0, 1].map(() => openSharedState({ redis: server.url, prefix, deadlineMs: 1000 })),
+    );
+    opened.push(...states);
+    const [mine, theirs] = states.map((state) =>
+      createRedisGrantStore(state, { maxAgeMs: 3_600_000 }),
+    ) as [RedisGrantStore, RedisGrantStore];
+    expect(await mine.listening).toBe(true);
+    expect(await mine.list()).toEqual([]);
+    const given = await theirs.add(grant());
+    await expect.poll(async () => (await mine.list()).map((g) => g.id)).toEqual([given.id]);
+    await theirs.revoke(given.id);
+    await expect.poll(async () => (await mine.list()).length).toBe(0);
+  });
+
+  it('a grant in the store that cannot be read is reported and skipped; the others still list', async () => {
+    const prefix = freshPrefix();
+    const state = await openSharedState({ redis: server.url, prefix, deadlineMs: 1000 });
+    opened.push(state);
+    const errors: unknown[] = [];
+    const store = createRedisGrantStore(state, { listen: false, onError: (e) => errors.push(e) });
+    const given = await store.add(grant());
+    await state.redis.hset(`${prefix}grant:broken`, 'grant', '{not json');
+    await state.redis.sadd(`${prefix}grants`, 'broken');
+    expect((await store.list()).map((g) => g.id)).toEqual([given.id]);
+    expect(String(errors[0])).toContain(
+      `A grant in the state store (${state.where}, ${prefix}grants) cannot be read`,
+    );
   });
 
   it('Redis SIGKILLed and restarted: an acknowledged grant is still there, and replicas use it again', async () => {
