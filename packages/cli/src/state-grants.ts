@@ -36,13 +36,13 @@ redis.call('SADD', KEYS[1], ARGV[2])
 redis.call('PUBLISH', ARGV[1], ARGV[2])
 return exp`;
 
-/** KEYS: index. ARGV: grant key prefix. Returns [json, uses, exp] of each grant in force. */
+/** KEYS: index. ARGV: grant key prefix. Returns [id, json, uses, exp] of each grant in force. */
 const LIST = `${LUA_PRELUDE}
 local out = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local h = redis.call('HMGET', ARGV[1] .. id, 'grant', 'uses', 'exp')
   if inForce(h) then
-    table.insert(out, { h[1], h[2] or '', h[3] or '' })
+    table.insert(out, { id, h[1], h[2] or '', h[3] or '' })
   else
     redis.call('DEL', ARGV[1] .. id)
     redis.call('SREM', KEYS[1], id)
@@ -112,16 +112,16 @@ export interface RedisGrantStore extends SharedGrantStore {
   close(): void;
 }
 
-/** A grant as Redis returns it: its JSON, uses left and expiry (`''` when absent). */
-function readGrant(json: string, uses: string, exp: string): PermissionGrant {
+/** A grant as Redis returns it: its id, JSON, uses left and expiry (`''` when absent). */
+function readGrant(id: string, json: string, uses: string, exp: string): PermissionGrant {
   const parsed: unknown = JSON.parse(json);
   if (
     parsed === null ||
     typeof parsed !== 'object' ||
-    typeof (parsed as { id?: unknown }).id !== 'string' ||
+    (parsed as { id?: unknown }).id !== id ||
     typeof (parsed as { rule?: unknown }).rule !== 'string'
   ) {
-    throw new Error('it has no string "id" and "rule"');
+    throw new Error('it has no string "rule", or not its own "id"');
   }
   return {
     ...(parsed as PermissionGrant),
@@ -190,19 +190,17 @@ export function createRedisGrantStore(
       throw error;
     });
 
-  const fetch = async (): Promise<readonly PermissionGrant[]> => {
-    const rows = (await run('list the grants', () => redis.eval(LIST, 1, index, keyPrefix))) as [
-      string,
-      string,
-      string,
-    ][];
-    return rows.flatMap(([json, uses, exp]) => {
+  const readAll = async (): Promise<readonly PermissionGrant[]> => {
+    const rows = (await run('list the grants', () =>
+      redis.eval(LIST, 1, index, keyPrefix),
+    )) as string[][];
+    return rows.flatMap(([id = '', json = '', uses = '', exp = '']) => {
       try {
-        return [readGrant(json, uses, exp)];
+        return [readGrant(id, json, uses, exp)];
       } catch (error) {
         report(
           new Error(
-            `A grant in the state store (${state.where}, ${index}) cannot be read (${(error as Error).message}); it is skipped. Revoke it with dsh-tools grant revoke.`,
+            `The grant ${keyPrefix}${id} in the state store ${state.where} cannot be read (${(error as Error).message}); it is skipped. Remove it with: dsh-tools grant revoke ${id}`,
           ),
         );
         return [];
@@ -214,23 +212,24 @@ export function createRedisGrantStore(
     listening: subscribed,
     async list() {
       if (listening && kept && performance.now() - kept.at < maxAgeMs) return kept.grants;
-      if (fetching?.generation !== generation) {
+      // Lists asked for at once share one read, unless a change was heard since it started.
+      let entry = fetching;
+      if (entry?.generation !== generation) {
         const started = generation;
-        const grants = fetch();
-        fetching = { generation: started, grants };
-        grants.then(
-          (list) => {
-            if (started === generation) kept = { grants: list, at: performance.now() };
-          },
-          () => {},
-        );
-        grants
+        const mine = { generation: started, grants: readAll() };
+        entry = fetching = mine;
+        void mine.grants
+          .then(
+            (list) => {
+              if (started === generation) kept = { grants: list, at: performance.now() };
+            },
+            () => {},
+          )
           .finally(() => {
-            if (fetching?.grants === grants) fetching = undefined;
-          })
-          .catch(() => {});
+            if (fetching === mine) fetching = undefined;
+          });
       }
-      return (fetching as { grants: Promise<readonly PermissionGrant[]> }).grants;
+      return entry.grants;
     },
     async add(grant) {
       const { usesLeft, expiresAt, ...rest } = grant;

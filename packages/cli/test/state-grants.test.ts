@@ -175,8 +175,9 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
     await state.redis.sadd(`${prefix}grants`, 'broken');
     expect((await store.list()).map((g) => g.id)).toEqual([given.id]);
     expect(String(errors[0])).toContain(
-      `A grant in the state store (${state.where}, ${prefix}grants) cannot be read`,
+      `The grant ${prefix}grant:broken in the state store ${state.where} cannot be read`,
     );
+    expect(String(errors[0])).toContain('dsh-tools grant revoke broken');
   });
 
   it('Redis SIGKILLed and restarted: an acknowledged grant is still there, and replicas use it again', async () => {
