@@ -256,6 +256,58 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     }
   });
 
+  it('with Redis frozen (a store that accepts and never answers), a request that needs it fails closed after the deadline (503), and works once it answers again', async () => {
+    const group = [await startReplica(true), await startReplica(true)];
+    const third = await startReplica(true);
+    const client = await connect(group, [], () => ({ action: 'decline' }));
+    await client.listTools();
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const list = () =>
+      fetch(third.http.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': transport.sessionId as string,
+          'mcp-protocol-version': transport.protocolVersion as string,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+      });
+    redis.pause();
+    try {
+      const frozen = await list();
+      expect(frozen.status).toBe(503);
+      expect(await frozen.text()).toMatch(
+        /state store could not read the session .*no answer within 2000 ms|state store could not read the session .*timed out/i,
+      );
+      // A new session cannot be recorded either: refused the same way, not opened half-way.
+      const opened = await fetch(third.http.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          },
+        }),
+      });
+      expect(opened.status).toBe(503);
+      expect(third.http.sessions).toBe(0);
+    } finally {
+      redis.resume();
+    }
+    await expect.poll(async () => (await list()).status, { timeout: 10_000 }).toBe(200);
+  });
+
   it('with Redis gone, a request for a session held elsewhere fails closed and retryable (503), and works once it is back', async () => {
     const group = [await startReplica(true), await startReplica(true)];
     const third = await startReplica(true);

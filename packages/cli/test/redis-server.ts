@@ -35,6 +35,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and data directory (after {@link kill}). */
   restart(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its connections stay open and nothing answers (a slow store). */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Stops it and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -102,11 +106,14 @@ export async function startRedis(): Promise<RedisServer> {
     port,
     dir,
     kill: gone,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     restart: async () => {
       await gone();
       await launch();
     },
     stop: async () => {
+      child?.kill('SIGCONT');
       await gone();
       rmSync(dir, { recursive: true, force: true });
     },
