@@ -4,7 +4,7 @@
  */
 import type { ApprovalDecision, InterceptedExecution } from '@dsh-tools/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import { makeProject, read } from '../../test/helpers';
+import { edit, makeProject, read } from '../../test/helpers';
 import { type PermissionOptions, permissionInterceptor } from '../index';
 import type { PermissionDecision } from '../types';
 import { createAskPerson } from './approval';
@@ -43,6 +43,16 @@ describe('plan mode refusals', () => {
     expect(result.error?.code).toBe('DENIED');
     expect(result.error?.message).toMatch(
       /^Tool "Read" cannot run in plan mode without asking, and plan mode never asks: .*Read\(\.\/README\.md\).*Present the plan/,
+    );
+  });
+});
+
+describe('a refusal outside plan mode', () => {
+  it('dontAsk says what the user can do, not plan mode', async () => {
+    const { ran, result } = await run({ mode: 'dontAsk' }, edit('x.txt'));
+    expect(ran).toBe(false);
+    expect(result.error?.message).toMatch(
+      /^Permission denied for tool "Edit": .*\. To run it, the user can add an allow rule for it or switch to a mode that asks\.$/,
     );
   });
 });
