@@ -64,7 +64,7 @@ export async function openGateway(
   recordTrails = false,
   approver?: Approver,
   policies?: PolicyFactories,
-  perCall?: Pick<BuildGatewayOptions, 'askScope' | 'modeOf' | 'pins'>,
+  perCall?: Pick<BuildGatewayOptions, 'askScope' | 'modeOf' | 'pins' | 'onError'>,
 ): Promise<Gateway> {
   const progress = progressReporter(Object.keys(loaded.config.mcpServers).length);
   try {

@@ -27,8 +27,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       error instanceof ConfigError ||
       error instanceof PolicyUnavailableError ||
       error instanceof PolicyConfigError ||
-      // By name: the pins module (and the bridge it reads) loads only with a gateway.
-      (error instanceof Error && error.name === 'PinsFileError')
+      // By name: the pins module (and the bridge it reads) loads only with a gateway, the state
+      // store only with a `state` section.
+      (error instanceof Error &&
+        (error.name === 'PinsFileError' || error.name === 'StateUnavailableError'))
     ) {
       err.write(`${cErr.red('error')} ${error.message}\n`);
       return EXIT.CONFIG;

@@ -117,6 +117,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const accepted = openGateway(loaded, false, approvals.approver, undefined, {
     askScope: (exec) => approvals.scopeOf(exec.callId),
     pins: { watch: true },
+    // A pin that could not be written or re-read (a lockfile, the state store): said, not dropped.
+    onError: (error) =>
+      err.write(`dsh-tools serve: ${error instanceof Error ? error.message : String(error)}\n`),
     ...(clients ? { modeOf: (exec) => modes.get(approvals.identityOf(exec.callId) ?? '') } : {}),
   }).then(async (gateway) => {
     if (gateway.failures.length > 0 && !options.allowPartial) {

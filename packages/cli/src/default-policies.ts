@@ -33,7 +33,7 @@ export const DEFAULT_POLICIES: PolicyFactories = {
         ? { roots: sandbox.roots.map((root) => resolveFromConfig(loaded, root)) }
         : {}),
     }),
-  permission: (permissions, { loaded, approver, onPermissionDecision, state }) =>
+  permission: (permissions, { loaded, approver, onPermissionDecision, state, onError }) =>
     permissionInterceptor({
       rules: [
         {
@@ -57,6 +57,7 @@ export const DEFAULT_POLICIES: PolicyFactories = {
         : {}),
       ...(approver ? { approve: approver } : {}),
       ...(onPermissionDecision ? { onDecision: onPermissionDecision } : {}),
-      ...(state ? { grants: grantStoreOf(state) } : {}),
+      ...(state ? { grants: grantStoreOf(state, onError) } : {}),
+      ...(onError ? { onError } : {}),
     }),
 };

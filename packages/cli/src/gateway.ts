@@ -230,6 +230,7 @@ export async function buildGateway(
   const context: PolicyContext = {
     loaded,
     ...(state ? { state } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(audit
       ? {

@@ -548,14 +548,12 @@ async function serve(
     const limited = call && (await gateway.limits?.check(admitted.clientId, call.name));
     if (call && limited) {
       const seconds = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
-      return refuse(res, 429, limited.message, { 'retry-after': seconds }, -32000, call.id);
+      // A store that did not answer is the gateway's trouble, not the client's budget: 503.
+      const status = limited.storeUnavailable ? 503 : 429;
+      return refuse(res, status, limited.message, { 'retry-after': seconds }, -32000, call.id);
     }
     if (session && typeof sessionId === 'string' && leanEligible(req, parsed)) {
-      const sink = sseSink(
-        res,
-        sessionId,
-        relay && call ? relay.eventIds(call.id) : undefined,
-      );
+      const sink = sseSink(res, sessionId, relay && call ? relay.eventIds(call.id) : undefined);
       if (session.lean.takeCall(parsed, sink)) {
         sink.arm();
         leanCalls++;

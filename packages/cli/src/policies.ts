@@ -22,6 +22,8 @@ export interface PolicyContext {
   ) => void;
   /** The state store several replicas share (the config's `state`), when there is one. */
   readonly state?: SharedState;
+  /** Receives problems a policy contains (a grant store that failed): the gateway's `onError`. */
+  readonly onError?: (error: unknown) => void;
 }
 
 /**

@@ -144,7 +144,8 @@ export function startServe(
           stderr: () => stderr,
           stop: () =>
             new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
+              // A child killed by a signal has no exit code, only its signal.
+              if (child.exitCode !== null || child.signalCode !== null) return done();
               child.once('exit', () => done());
               child.kill('SIGTERM');
             }),
