@@ -2,6 +2,7 @@ import type { Approver, Interceptor } from '@dsh-tools/protocol';
 import type { ToolRegistry } from '@dsh-tools/registry';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  type BuildGatewayOptions,
   buildGateway,
   type CheckReport,
   type CheckStep,
@@ -22,10 +23,14 @@ import {
   type McpServerEntry,
   type OAuthOptions,
   type OAuthSetupError,
+  openSharedState,
   type PolicyFactories,
   type PolicyLayer,
   parseConfig,
   runDemo,
+  type SharedState,
+  type StateOptions,
+  type StateUnavailableError,
   serveGatewayHttp,
   type serveSharedGatewayHttp,
   type TrailStep,
@@ -101,5 +106,15 @@ describe('public types', () => {
     expectTypeOf<OAuthOptions['issuer']>().toEqualTypeOf<string>();
     expectTypeOf<OAuthSetupError>().toExtend<Error>();
     expectTypeOf<NonNullable<DshToolsConfig['oauth']>['issuer']>().toEqualTypeOf<string>();
+  });
+
+  it('a state store is opened from its options and handed to buildGateway', () => {
+    expectTypeOf(openSharedState).parameter(0).toEqualTypeOf<StateOptions>();
+    expectTypeOf(openSharedState).returns.resolves.toEqualTypeOf<SharedState>();
+    expectTypeOf<SharedState>().toExtend<NonNullable<BuildGatewayOptions['state']>>();
+    expectTypeOf<{ redis: string }>().toExtend<StateOptions>();
+    expectTypeOf<{ prefix: string }>().not.toExtend<StateOptions>();
+    expectTypeOf<StateUnavailableError>().toExtend<Error>();
+    expectTypeOf<NonNullable<DshToolsConfig['state']>['redis']>().toEqualTypeOf<string>();
   });
 });

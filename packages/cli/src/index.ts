@@ -114,3 +114,11 @@ export {
   serveGatewayStdio,
   UNTRUSTED_ANNOTATIONS_META,
 } from './serve';
+export { createRedisGrantStore, grantStoreOf } from './state-grants';
+export {
+  openSharedState,
+  type SharedState,
+  STATE_DEFAULTS,
+  type StateOptions,
+  StateUnavailableError,
+} from './state-redis';
