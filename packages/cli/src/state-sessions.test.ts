@@ -52,6 +52,29 @@ function roundRobin(replicas: readonly Replica[], hops: Hop[]): typeof fetch {
   };
 }
 
+/**
+ * A raw POST of `body` to `replica`, in the session of `client` when one is given (headers a
+ * replica that never saw the session gets, as a load balancer would pass them on).
+ */
+function post(replica: Replica, body: unknown, client?: Client): Promise<Response> {
+  const transport = client?.transport as StreamableHTTPClientTransport | undefined;
+  return fetch(replica.http.url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(transport
+        ? {
+            'mcp-session-id': transport.sessionId as string,
+            'mcp-protocol-version': transport.protocolVersion as string,
+          }
+        : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 function textOf(result: { content?: unknown }): string {
   return ((result.content ?? []) as { text?: string }[]).map((b) => b.text ?? '').join('\n');
 }
@@ -261,19 +284,7 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     const third = await startReplica(true);
     const client = await connect(group, [], () => ({ action: 'decline' }));
     await client.listTools();
-    const transport = client.transport as StreamableHTTPClientTransport;
-    const list = () =>
-      fetch(third.http.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': transport.sessionId as string,
-          'mcp-protocol-version': transport.protocolVersion as string,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
-      });
+    const list = () => post(third, { jsonrpc: '2.0', id: 8, method: 'tools/list' }, client);
     redis.pause();
     try {
       const frozen = await list();
@@ -282,23 +293,15 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
         /state store could not read the session .*no answer within 2000 ms|state store could not read the session .*timed out/i,
       );
       // A new session cannot be recorded either: refused the same way, not opened half-way.
-      const opened = await fetch(third.http.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
+      const opened = await post(third, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
         },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'x', version: '1' },
-          },
-        }),
       });
       expect(opened.status).toBe(503);
       expect(third.http.sessions).toBe(0);
@@ -313,19 +316,7 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     const third = await startReplica(true);
     const client = await connect(group, [], () => ({ action: 'decline' }));
     await client.listTools();
-    const transport = client.transport as StreamableHTTPClientTransport;
-    const list = () =>
-      fetch(third.http.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': transport.sessionId as string,
-          'mcp-protocol-version': transport.protocolVersion as string,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
-      });
+    const list = () => post(third, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, client);
     await redis.kill();
     // A replica that never saw the session cannot read it: 503 and Retry-After, not 404 (which
     // would tell the client its session is gone).
