@@ -1,12 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadedIn, tempDir } from '../test/helpers';
 import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
 import { createElicitationApprovals } from './serve';
+import type { LeanTransport } from './serve-lean-calls';
+import type { SharedState } from './state-redis';
+import { AnswerRelay, answerTag, resumedCall } from './state-sessions';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -331,5 +336,89 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     // The store kept the session (append-only file): the third replica takes it over.
     await expect.poll(async () => (await list()).status, { timeout: 10_000 }).toBe(200);
     expect(third.http.sessions).toBe(1);
+  });
+});
+
+describe('AnswerRelay.tagged: the ids of a replica’s questions, and their answers', () => {
+  // `tagged` uses no store: a relay over a state that is never reached.
+  const relay = new AnswerRelay({ prefix: 'unit:' } as SharedState, () => undefined);
+  function wire() {
+    const sent: JSONRPCMessage[] = [];
+    const lean = {
+      start: async () => {},
+      close: async () => {},
+      send: async (message: JSONRPCMessage) => {
+        sent.push(message);
+      },
+      takeCall: () => false,
+      abandon: () => {},
+      cancel: () => {},
+      protocolVersion: '2025-06-18',
+    } as unknown as LeanTransport;
+    const tagged = relay.tagged(lean);
+    const received: JSONRPCMessage[] = [];
+    tagged.onmessage = (message) => received.push(message);
+    return { lean, tagged, sent, received };
+  }
+
+  it('tags each request it sends, and gives the server back its own id, once', async () => {
+    const { lean, tagged, sent, received } = wire();
+    await tagged.send({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} });
+    const id = (sent[0] as { id: string }).id;
+    expect(id).toBe(`${relay.tag}~0`);
+    expect(answerTag({ jsonrpc: '2.0', id, result: {} })).toBe(relay.tag);
+    const answer = { jsonrpc: '2.0' as const, id, result: { action: 'decline' } };
+    lean.onmessage?.(answer);
+    // The same answer again (a client retrying, or routed twice): dropped.
+    lean.onmessage?.(answer);
+    tagged.deliver(answer);
+    expect(received).toEqual([{ jsonrpc: '2.0', id: 0, result: { action: 'decline' } }]);
+  });
+
+  it('drops an answer to a question it never asked, and passes everything else on untouched', async () => {
+    const { lean, tagged, sent, received } = wire();
+    lean.onmessage?.({ jsonrpc: '2.0', id: `${relay.tag}~99`, result: {} });
+    expect(received).toEqual([]);
+    const request = { jsonrpc: '2.0' as const, id: 5, method: 'tools/call', params: {} };
+    const foreign = { jsonrpc: '2.0' as const, id: 'abcdefabcdef~1', result: {} };
+    const plain = { jsonrpc: '2.0' as const, id: 3, result: {} };
+    for (const message of [request, foreign, plain]) lean.onmessage?.(message);
+    expect(received).toEqual([request, foreign, plain]);
+    // Responses and notifications it sends keep their ids.
+    await tagged.send({ jsonrpc: '2.0', id: 5, result: { content: [] } });
+    await tagged.send({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 5, result: { content: [] } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: {} },
+    ]);
+  });
+
+  it('reads only well-formed resume ids: property over arbitrary strings', () => {
+    const ids = relay.eventIds('call-1');
+    expect(resumedCall(ids(0))).toEqual({ tag: relay.tag, id: 'call-1' });
+    expect(resumedCall(relay.eventIds(7)(12))).toEqual({ tag: relay.tag, id: 7 });
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`resumedCall property seed: ${seed} (FC_SEED replays it)`);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (text) => {
+        const read = resumedCall(text);
+        if (read === undefined) return true;
+        // Anything read names a tag and an id of the two kinds JSON-RPC allows.
+        return (
+          /^[0-9a-f]{12}$/.test(read.tag) &&
+          (typeof read.id === 'string' || Number.isSafeInteger(read.id))
+        );
+      }),
+      { seed, numRuns: 2000 },
+    );
+    for (const bad of [
+      '',
+      'x',
+      `${relay.tag}_`,
+      `${relay.tag}_e30_1`,
+      `${relay.tag}_${'A'.repeat(300)}_1`,
+    ]) {
+      expect(resumedCall(bad)).toBeUndefined();
+    }
   });
 });
