@@ -2,7 +2,7 @@
  * Asking the approver and the messages of a refusal (approval.ts). Each test fails under a
  * one-line change the mutation run (`pnpm mutate:permission`) found uncovered in approval.ts.
  */
-import type { ApprovalDecision, InterceptedExecution } from '@dsh-tools/protocol';
+import type { ApprovalDecision, ApprovalRequest, InterceptedExecution } from '@dsh-tools/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { edit, makeProject, read } from '../../test/helpers';
 import { type PermissionOptions, permissionInterceptor } from '../index';
@@ -83,5 +83,48 @@ describe('createAskPerson', () => {
       message:
         'Permission denied for tool "Read": the approver gave a malformed answer ("yes"), so it is denied (fail closed).',
     });
+  });
+
+  it('an allow without a grant keeps none; a question asked by the mode names no rule', async () => {
+    const approve = vi.fn((_: ApprovalRequest): ApprovalDecision => ({ kind: 'allow' }));
+    const answer = await createAskPerson({ approve }, 0)(read('README.md'), asked);
+    expect(answer).toStrictEqual({ kind: 'allow' });
+    const request = approve.mock.calls[0]?.[0] as ApprovalRequest;
+    expect('rule' in request).toBe(false);
+    expect('ruleSource' in request).toBe(false);
+  });
+
+  it('a call aborted while the approver is asked is aborted', async () => {
+    const controller = new AbortController();
+    const ask = createAskPerson(
+      {
+        approve: () => {
+          controller.abort();
+          return new Promise<ApprovalDecision>(() => {});
+        },
+      },
+      0,
+    );
+    const exec = { ...read('README.md'), signal: controller.signal };
+    expect(await ask(exec, asked)).toStrictEqual({ kind: 'aborted' });
+  });
+
+  it.each([
+    [null, 'null'],
+    [undefined, 'undefined'],
+    ['x'.repeat(100), `"${'x'.repeat(79)}`],
+    [Object.assign(() => {}, { kind: 'deny' }), 'undefined'],
+  ])('the answer %j is malformed, shown cut to 80 characters', async (bad, shown) => {
+    const ask = createAskPerson({ approve: () => bad as never }, 0);
+    expect(await ask(read('README.md'), asked)).toEqual({
+      kind: 'deny',
+      message: `Permission denied for tool "Read": the approver gave a malformed answer (${shown}), so it is denied (fail closed).`,
+    });
+  });
+
+  it('a deny with an empty reason says no reason was given', async () => {
+    const ask = createAskPerson({ approve: () => ({ kind: 'deny', reason: '' }) }, 0);
+    const answer = await ask(read('README.md'), asked);
+    expect(answer).toMatchObject({ message: expect.stringContaining(': no reason given.') });
   });
 });
