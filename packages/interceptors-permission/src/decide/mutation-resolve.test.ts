@@ -112,7 +112,17 @@ describe('/proc aliases', () => {
     expect(unaliasProc('/proc/self/root/etc', '/w')).toBe('/etc');
     expect(unaliasProc('/proc/self/cwd', '/w')).toBe('/w');
     expect(unaliasProc('/proc/thread-self/task/12/cwd/x', '/w')).toBe('/w/x');
+    expect(unaliasProc('/proc/self/cwd/123', '/w')).toBe('/w/123');
+    expect(unaliasProc('/proc/self/root/proc/self/cwd/x', '/w')).toBe('/w/x');
   });
+
+  it.each(['cat /proc/./self/cwd/.e*', 'cat /proc/self/./cwd/.e*', 'cat /proc/123/cwd/.e*'])(
+    '%s is a glob in the working directory, where the deny is',
+    async (line) => {
+      const rules = { allow: ['Bash(cat:*)'], deny: ['Read(./.env)'] };
+      expect((await decideIn(rules, bash(line))).behavior).not.toBe('allow');
+    },
+  );
 });
 
 const policyOf = (rules: PermissionRules) => readOptions({ cwd: '/w', home: '/h', rules }).policy;
