@@ -174,6 +174,34 @@ describe('sandboxNarrowing', () => {
     expect(n.denyRead).toEqual([]);
   });
 
+  it.each([
+    ...['curl', 'wget', 'nc', 'ncat', 'netcat', 'ssh', 'scp', 'sftp', 'rsync', 'telnet', 'ftp'].map(
+      (p) => `Bash(${p}:*)`,
+    ),
+    ...['gh', 'pip', 'pip3'].map((p) => `Bash(${p}:*)`),
+    ...['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule'].map((s) => `Bash(git ${s}:*)`),
+    ...['install', 'i', 'ci', 'add', 'update', 'publish', 'view', 'exec', 'x'].map(
+      (s) => `Bash(npm ${s}:*)`,
+    ),
+    ...['install', 'i', 'add', 'update', 'dlx', 'publish'].map((s) => `Bash(pnpm ${s}:*)`),
+    ...['install', 'add', 'upgrade', 'dlx', 'npm'].map((s) => `Bash(yarn ${s}:*)`),
+    'Bash(npx cowsay:*)',
+    'WebFetch',
+    'WebSearch',
+  ])('an allow of %s keeps the network', (rule) => {
+    expect(sandboxNarrowing(policyOf({ allow: [rule] })).network).toBeUndefined();
+  });
+
+  it.each([
+    'Bash(git status:*)',
+    'Bash(npm test:*)',
+    'Bash(pnpm test:*)',
+    'Bash(yarn test:*)',
+    'Read',
+  ])('an allow of %s takes the network away', (rule) => {
+    expect(sandboxNarrowing(policyOf({ allow: [rule] })).network).toBe(false);
+  });
+
   it('says it comes from the permission rules', () => {
     expect(sandboxNarrowing(policyOf({})).by).toBe('permission rules');
   });
