@@ -11,7 +11,7 @@ import { unaliasProc } from '../shell/proc-alias';
 import type { PermissionDecision } from '../types';
 import { narrowableSandbox, sandboxNarrowing, toSandboxGlobs } from './narrowing';
 import { readOptions } from './options';
-import { analyzeCached } from './policy';
+import { analyzeCached, valuesAt } from './policy';
 
 const { root, home } = makeProject();
 const decideIn = async (
@@ -75,6 +75,12 @@ describe('what a path rule covers', () => {
     expect((await policy.explain(read('key'))).behavior).toBe('allow');
   });
 
+  it('a relative rule with a slash is anchored at the project, not at any depth', async () => {
+    const rules = { allow: ['Edit(src/a.ts)'] };
+    expect((await decideIn(rules, edit('src/a.ts'))).behavior).toBe('allow');
+    expect((await decideIn(rules, edit('x/src/a.ts'))).behavior).toBe('ask');
+  });
+
   it('a rule whose glob starts at the root matches anywhere', async () => {
     const rules = { allow: ['Read(//**)'], deny: ['Read(//**/id_rsa)'] };
     expect((await decideIn(rules, read(`${home}/.ssh/id_rsa`))).behavior).toBe('deny');
@@ -102,6 +108,26 @@ describe('a glob operand checked against the path rules', () => {
     const rules = { allow: ['Bash(cat:*)'], deny: ['Read(//etc/hostname)'] };
     expect((await decideIn(rules, bash('cat /e*/hostname'))).behavior).not.toBe('allow');
     expect((await decideIn(rules, bash('cat /e*/passwd'))).behavior).toBe('allow');
+  });
+});
+
+describe('a glob operand against a glob rule', () => {
+  it.each([
+    ['cat s*/key.pem', 'Read(./secrets/*.pem)'],
+    ['cat secrets/k*', 'Read(./secrets/*y)'],
+    ['cat s*', 'Read(./secrets/**)'],
+    ['cat src/sub/k*', 'Read(./**/key)'],
+  ])('%s may read what %s denies: not allowed', async (line, deny) => {
+    const rules = { allow: ['Bash(cat:*)'], deny: [deny] };
+    expect((await decideIn(rules, bash(line))).behavior).not.toBe('allow');
+  });
+
+  it.each([
+    ['cat src/*.ts', 'Read(./secrets/**)'],
+    ['cat src/*.ts', 'Read(./**/key)'],
+  ])('%s cannot reach what %s denies: allowed', async (line, deny) => {
+    const rules = { allow: ['Bash(cat:*)'], deny: [deny] };
+    expect((await decideIn(rules, bash(line))).behavior).toBe('allow');
   });
 });
 
@@ -215,6 +241,35 @@ describe('sandboxNarrowing', () => {
   it('is computed once per policy', () => {
     const policy = policyOf({ deny: ['Read(./.env)'] });
     expect(sandboxNarrowing(policy)).toBe(sandboxNarrowing(policy));
+  });
+});
+
+describe('values at a hint path', () => {
+  it('steps into objects and, for *, into every element; never into a primitive or null', () => {
+    expect(valuesAt({ e: [{ p: 1 }, { p: 2 }] }, 'e.*.p')).toEqual([1, 2]);
+    expect(valuesAt({ e: { a: { p: 1 }, b: { p: 2 } } }, 'e.*.p')).toEqual([1, 2]);
+    expect(valuesAt({ a: null }, 'a.b')).toEqual([]);
+    expect(valuesAt({ a: 's' }, 'a.length')).toEqual([]);
+    expect(valuesAt({ a: { '*': 1, b: 2 } }, 'a.b')).toEqual([2]);
+  });
+
+  it('a shell tool whose command sits deeper in its arguments is judged by that command', async () => {
+    const tool = call('Shell', { input: { cmd: 'rm -rf src' } }, { command: 'input.cmd' });
+    expect((await decideIn({ deny: ['Bash(rm:*)'] }, tool)).behavior).toBe('deny');
+  });
+});
+
+describe('the working directories', () => {
+  it('are their real paths: acceptEdits accepts a write named through the real path of a linked cwd', async () => {
+    const linked = `${root}/escape/project`;
+    const policy = permissionInterceptor({ cwd: linked, home, mode: 'acceptEdits', rules: {} });
+    await policy.ready;
+    expect((await policy.explain(edit(`${root}/src/new.ts`))).behavior).toBe('allow');
+  });
+
+  it('a rule of another tool never names this one', async () => {
+    expect((await decideIn({ deny: ['WebFetch'] }, read('README.md'))).behavior).toBe('allow');
+    expect((await decideIn({ deny: ['WebFetch'] }, bash('echo hi'))).behavior).not.toBe('deny');
   });
 });
 
