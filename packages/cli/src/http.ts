@@ -99,8 +99,12 @@ async function routeAnswers(
   if (tags.length === 0 || tags.some((tag) => tag === undefined || tag === relay.tag)) return false;
   try {
     for (const [i, message] of messages.entries()) {
-      // An answer whose replica is gone reaches no one: the call that asked ended with it.
-      await relay.forward(sessionId, message as JSONRPCMessage, tags[i] as string);
+      const tag = tags[i] as string;
+      const reached = await relay.forward(sessionId, message as JSONRPCMessage, tag);
+      // No one heard it: a replica that is gone took the call with it (the answer is moot), but
+      // one that runs is reconnecting to the store and would wait for nothing: send it again.
+      // (A repeat of an answer that did arrive is dropped there.)
+      if (!reached && (await relay.isAlive(tag))) return 'unavailable';
     }
     return true;
   } catch {
@@ -230,6 +234,8 @@ async function serve(
     /** Hands the server an answer to one of its questions routed here from another replica. */
     readonly deliver: (message: JSONRPCMessage) => void;
     timer: NodeJS.Timeout | undefined;
+    /** When it was last used here (a copy of a shared session idle longest gives way first). */
+    lastUsed: number;
   }
   const sessions = new Map<string, Session>();
   let leanCalls = 0;
@@ -241,10 +247,47 @@ async function serve(
   const sessionStore = state ? new SessionStore(state, sessionIdleMs) : undefined;
   const relay = state ? new AnswerRelay(state, (id) => sessions.get(id)?.deliver) : undefined;
   const unsubscribers: (() => void)[] = [];
+  // Sessions closed lately (here or on another replica), so that a take-over that raced the close
+  // does not bring one back. Bounded: a minute of closes, at most 10,000.
+  const closedLately = new Map<string, number>();
+  const noteClosed = (id: string) => {
+    closedLately.set(id, Date.now());
+    for (const [old, at] of closedLately) {
+      if (closedLately.size <= 10_000 && Date.now() - at < 60_000) break;
+      closedLately.delete(old);
+    }
+  };
   if (state && sessionStore && relay) {
-    await relay.listen(onError);
-    unsubscribers.push(() => relay.close());
-    unsubscribers.push(await sessionStore.onClosed((id) => dropSession(id)));
+    try {
+      await relay.listen(onError);
+      unsubscribers.push(() => relay.close());
+      unsubscribers.push(
+        await sessionStore.onClosed((id) => {
+          noteClosed(id);
+          sessionStore.forget(id);
+          dropSession(id);
+        }),
+      );
+      // Closes published while the subscriber was away were missed: ask the store which of the
+      // sessions held here still exist.
+      unsubscribers.push(
+        state.onResubscribed(() => {
+          sessionStore.missing([...sessions.keys()]).then(
+            (gone) => {
+              for (const id of gone) dropSession(id);
+            },
+            () => {},
+          );
+        }),
+      );
+    } catch (error) {
+      // A replica that cannot start says nothing is running here and leaves nothing behind.
+      for (const unsubscribe of unsubscribers) unsubscribe();
+      relay.close();
+      unsubscribeModern();
+      made.dispose();
+      throw error;
+    }
   }
 
   const dropSession = (id: string) => {
@@ -258,6 +301,9 @@ async function serve(
     clearTimeout(session.timer);
     session.timer = setTimeout(() => dropSession(id), sessionIdleMs);
     session.timer.unref();
+    session.lastUsed = Date.now();
+    // In use here is in use: its record lives on; a record gone means it was closed elsewhere.
+    sessionStore?.touch(id, () => dropSession(id));
   };
 
   const legacy = async (
@@ -307,7 +353,13 @@ async function serve(
         } catch (error) {
           dropSession(transport.sessionId);
           void response.body?.cancel().catch(() => {});
-          return jsonRpcError(503, (error as Error).message, { 'retry-after': '1' });
+          return jsonRpcError(
+            503,
+            error instanceof StateUnavailableError
+              ? error.forClient
+              : 'The gateway could not record the session; retry shortly.',
+            { 'retry-after': '1' },
+          );
         }
       }
       return response;
@@ -333,15 +385,14 @@ async function serve(
           identity: principalOf(authInfo) as string,
           deliver: (message) => wire.deliver?.(message),
           timer: undefined,
+          lastUsed: Date.now(),
         };
         sessions.set(sessionId, session);
         touch(sessionId, session);
       },
-      onsessionclosed: (sessionId) => {
-        dropSession(sessionId);
-        // Closed by its client: closed on every replica.
-        sessionStore?.delete(sessionId).catch(onError);
-      },
+      // With a store, the record was deleted (and the close announced) before the SDK saw the
+      // DELETE: see `handle`.
+      onsessionclosed: (sessionId) => dropSession(sessionId),
     });
     const identity = authInfo.clientId;
     const lean = leanToolCalls(transport, {
@@ -361,25 +412,53 @@ async function serve(
     return { server, transport };
   };
 
-  // Sessions being taken over, so that two requests of one session arriving at once make one.
-  const restoring = new Map<string, Promise<Session | undefined>>();
+  // Sessions being taken over (by principal and id), so that two requests of one session arriving
+  // at once make one, and a request with another principal's id never joins or spoils it.
+  const restoring = new Map<string, Promise<Session | undefined | 'full'>>();
   /**
    * The session `id` opened on another replica, taken over here: its `initialize` replayed into a
    * fresh server (the client's protocol version and capabilities as negotiated). `undefined` when
-   * the store has no such session, or another principal opened it.
+   * the store has no such session, or another principal opened it; `'full'` when this replica
+   * holds `maxSessions` and none of its copies has been idle long enough to give way.
    * @throws {StateUnavailableError} when the store cannot be read.
    */
-  const takeOver = (id: string, authInfo: AuthInfo, url: string): Promise<Session | undefined> => {
-    let pending = restoring.get(id);
+  const takeOver = (
+    id: string,
+    authInfo: AuthInfo,
+    url: string,
+  ): Promise<Session | undefined | 'full'> => {
+    const key = `${principalOf(authInfo)}\0${id}`;
+    let pending = restoring.get(key);
     if (!pending) {
       pending = (async () => {
         const record = await sessionStore?.get(id);
-        if (!record || record.identity !== principalOf(authInfo)) return undefined;
-        return replay(id, record, authInfo, url);
-      })().finally(() => restoring.delete(id));
-      restoring.set(id, pending);
+        if (!record || record.identity !== principalOf(authInfo) || closedLately.has(id)) {
+          return undefined;
+        }
+        if (sessions.size + opening >= maxSessions && !giveWay()) return 'full';
+        const session = await replay(id, record, authInfo, url);
+        // Closed while it was being replayed (the close may have been announced before this
+        // replica held it): it must not come back.
+        if (session && (closedLately.has(id) || !(await sessionStore?.get(id)))) {
+          dropSession(id);
+          return undefined;
+        }
+        return session;
+      })().finally(() => restoring.delete(key));
+      restoring.set(key, pending);
     }
     return pending;
+  };
+  /** Drops this replica's copy of the shared session idle longest (a minute at least): any replica
+   * can take it over again. Whether one gave way. */
+  const giveWay = (): boolean => {
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      if (!oldest || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+    }
+    if (!oldest || Date.now() - oldest[1].lastUsed < 60_000) return false;
+    dropSession(oldest[0]);
+    return true;
   };
   const replay = async (
     id: string,
@@ -490,12 +569,39 @@ async function serve(
     const sessionId = req.headers['mcp-session-id'];
     if (sessionStore && typeof sessionId === 'string' && !sessions.has(sessionId)) {
       // A session another replica opened: taken over here (or, unknown, answered 404 below).
+      let taken: Session | undefined | 'full';
       try {
-        await takeOver(sessionId, admitted, `http://${req.headers.host}${path}`);
+        taken = await takeOver(sessionId, admitted, `http://${req.headers.host}${path}`);
       } catch (error) {
         if (!(error instanceof StateUnavailableError)) throw error;
         req.resume();
-        return refuse(res, 503, error.message, { 'retry-after': '1' });
+        return refuse(res, 503, error.forClient, { 'retry-after': '1' });
+      }
+      if (taken === 'full') {
+        req.resume();
+        return refuse(
+          res,
+          503,
+          `Too many sessions: this gateway replica holds at most ${maxSessions} and none has been idle for a minute; retry (another replica may take the request), or close an unused session.`,
+          { 'retry-after': '5' },
+        );
+      }
+    }
+    if (
+      sessionStore &&
+      req.method === 'DELETE' &&
+      typeof sessionId === 'string' &&
+      sessions.get(sessionId)?.identity === principalOf(admitted)
+    ) {
+      // Closed in the store (and announced) before the SDK answers: a 200 means closed on every
+      // replica, and a store that cannot take the close answers 503, never a 200 it cannot keep.
+      try {
+        await sessionStore.delete(sessionId);
+        noteClosed(sessionId);
+      } catch (error) {
+        if (!(error instanceof StateUnavailableError)) throw error;
+        req.resume();
+        return refuse(res, 503, error.forClient, { 'retry-after': '1' });
       }
     }
     const lastEventId = req.headers['last-event-id'];
@@ -529,7 +635,7 @@ async function serve(
         return refuse(
           res,
           503,
-          `The gateway's state store (${state?.where}) did not take the answer to the replica that asked; retry it.`,
+          "The gateway's state store did not take the answer to the replica that asked (the store is slow or down, or that replica is reconnecting to it); send the answer again.",
           { 'retry-after': '1' },
         );
       }

@@ -246,12 +246,16 @@ export class PinBook extends EventEmitter<{ change: [] }> {
     const who = `tool "${bridged?.tool}" of MCP server "${bridged?.server}"`;
     const approve = `an operator who has read it (dsh-tools pin list) can approve it: dsh-tools pin approve ${bridged?.server}/${bridged?.tool}`;
     if (status.kind === 'new') {
+      // Said to an MCP client: the store is named by its prefix, never by its (internal) address.
+      const where = this.#store
+        ? `the state store (prefix ${JSON.stringify(this.#store.prefix)})`
+        : this.where;
       if (status.unavailable) {
-        return `Tool ${JSON.stringify(name)} (${who}) is held back: it is not pinned yet and ${this.where} cannot be reached to pin it. Retry shortly; if it persists, check that Redis is up (state.redis in dsh-tools.json).`;
+        return `Tool ${JSON.stringify(name)} (${who}) is held back: it is not pinned yet and ${where} cannot be reached to pin it. Retry shortly; if it persists, ask the gateway's operator to check its state store.`;
       }
       const why = status.revoked
-        ? `its approval was revoked in ${this.where}`
-        : `it is not pinned in ${this.where} and pins are strict`;
+        ? `its approval was revoked in ${where}`
+        : `it is not pinned in ${where} and pins are strict`;
       return `Tool ${JSON.stringify(name)} (${who}) is held back: ${why}. Use another tool; ${approve}.`;
     }
     return `Tool ${JSON.stringify(name)} (${who}) is held back: its server changed it since it was approved (changed: ${status.paths.join(', ')}); its new definition is not shown here. Use another tool; ${approve}.`;

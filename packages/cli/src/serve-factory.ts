@@ -8,6 +8,7 @@ import {
   inputResponse,
   type McpServerFactory,
   type RequestId,
+  type RequestStateCodec,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -150,14 +151,24 @@ export function createGatewayServerFactory(
   // and arguments, and to the client: one client's approval never counts for another's call. The
   // key is this process's own, or with a shared state store the replicas' shared one, so that a
   // round answered through another replica verifies there.
-  const stateCodec = Promise.resolve(gateway).then(async (built) =>
-    createRequestStateCodec<AskState>({
-      key: built.state ? await sharedSealKey(built.state) : randomBytes(32),
-      bind: (ctx) =>
-        `${ctx.mcpReq.method}\0${principalOf((ctx as ServerContext).http?.authInfo) ?? ''}`,
-    }),
-  );
-  stateCodec.catch(() => {});
+  // Kept once made; a failed read of the shared key is not kept, so the next call tries again.
+  let codecMade: Promise<RequestStateCodec<AskState>> | undefined;
+  const stateCodec = (): Promise<RequestStateCodec<AskState>> => {
+    if (!codecMade) {
+      const making = Promise.resolve(gateway).then(async (built) =>
+        createRequestStateCodec<AskState>({
+          key: built.state ? await sharedSealKey(built.state) : randomBytes(32),
+          bind: (ctx) =>
+            `${ctx.mcpReq.method}\0${principalOf((ctx as ServerContext).http?.authInfo) ?? ''}`,
+        }),
+      );
+      codecMade = making;
+      making.catch(() => {
+        if (codecMade === making) codecMade = undefined;
+      });
+    }
+    return codecMade;
+  };
   const { allows } = options;
   const callDigest = (name: string, args: unknown) =>
     createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64url');
@@ -196,7 +207,7 @@ export function createGatewayServerFactory(
       capabilities: { tools: { listChanged: true } },
       instructions:
         'Tools of the servers configured in dsh-tools, behind its validation and policies.',
-      requestState: { verify: async (state, ctx) => (await stateCodec).verify(state, ctx) },
+      requestState: { verify: async (state, ctx) => (await stateCodec()).verify(state, ctx) },
     });
     serverCounter = (serverCounter + 1) % Number.MAX_SAFE_INTEGER;
     scopes.set(server, `connection-${serverCounter}`);
@@ -261,7 +272,7 @@ export function createGatewayServerFactory(
           (ready ?? (await opening)).limits?.refund(identity, name);
           return inputRequired({
             inputRequests: Object.fromEntries(round.pending),
-            requestState: await (await stateCodec).mint(
+            requestState: await (await stateCodec()).mint(
               { call: digest, approved: [...round.approved] },
               ctx,
             ),

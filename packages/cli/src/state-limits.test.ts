@@ -241,7 +241,11 @@ describe.runIf(hasRedisServer())('limits when the state store is gone', () => {
     await server.kill();
     const down = await limiter.acquire('alice', 'echo');
     expect(refused(down) && down.storeUnavailable).toBe(true);
-    expect(refused(down) && down.message).toContain(`the state store ${state.where}`);
+    expect(refused(down) && down.message).toContain(
+      "The gateway's limits could not be counted in its state store",
+    );
+    // Said to a client: never the store's (internal) address.
+    expect(refused(down) && down.message).not.toContain(state.where);
     expect(refused(down) && down.message).toContain('refused rather than run uncounted');
     expect(refused(down) && down.retryAfterMs).toBeGreaterThanOrEqual(1000);
     expect((await limiter.check('alice', 'echo'))?.storeUnavailable).toBe(true);

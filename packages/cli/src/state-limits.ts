@@ -142,7 +142,8 @@ function storeRefusal(state: SharedState, error: unknown): LimitRefusal {
   return {
     retryAfterMs,
     storeUnavailable: true,
-    message: `The gateway's limits could not be counted in the state store ${state.where}, so the call is refused rather than run uncounted. Retry in ${Math.ceil(retryAfterMs / 1000)} s; if it persists, check that Redis is up (state.redis in dsh-tools.json). ${why}`,
+    // Said to the MCP client: the store is not named by its (internal) address.
+    message: `The gateway's limits could not be counted in its state store, so the call is refused rather than run uncounted. Retry in ${Math.ceil(retryAfterMs / 1000)} s; if it persists, ask the gateway's operator to check its state store (${why.includes('no answer within') ? 'it did not answer in time' : 'it could not be reached'}).`,
   };
 }
 

@@ -54,6 +54,8 @@ export class StorePins {
   readonly #scripts: PinScripts;
   readonly #keys: readonly [string, string, string];
   /** The store as messages name it. */
+  /** The key prefix of this gateway's state. */
+  readonly prefix: string;
   readonly where: string;
   /** The last version read or written. */
   version = -1;
@@ -71,6 +73,7 @@ export class StorePins {
     this.#scripts = state.redis as unknown as PinScripts;
     const p = state.prefix;
     this.#keys = [`${p}pins`, `${p}pins:version`, `${p}pins:changed`];
+    this.prefix = p;
     this.where = `the state store ${state.where} (prefix ${JSON.stringify(p)})`;
   }
 

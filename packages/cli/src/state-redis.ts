@@ -24,17 +24,33 @@ export const STATE_DEFAULTS = { prefix: 'dsh:', deadlineMs: 2000 } as const;
  * call is refused as retryable (`UNAVAILABLE`), never run on a guess.
  */
 export class StateUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What could not be done (`read the session`), when known. */
+  declare readonly what?: string;
+  constructor(message: string, options?: { cause?: unknown; what?: string }) {
     super(message, options);
     this.name = 'StateUnavailableError';
+    if (options?.what !== undefined) this.what = options.what;
+  }
+
+  /**
+   * The message for an MCP client: what failed, without the store's address or the driver's
+   * words (which name internal hosts).
+   */
+  get forClient(): string {
+    return `The gateway's state store could not ${this.what ?? 'answer'} in time, so the request fails closed. Retry shortly; if it persists, ask the gateway's operator to check its state store.`;
   }
 }
 
-/** `url` without its password, for messages and logs. */
+/**
+ * `url` without its password, for operators' messages and logs: the userinfo password and every
+ * query parameter (ioredis reads `?password=` and `?sentinelPassword=` too) are hidden. Never put
+ * it in an answer to an MCP client: it names an internal host.
+ */
 export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.search) parsed.search = '?***';
     return parsed.toString();
   } catch {
     return '(a Redis URL that does not parse)';
@@ -105,7 +121,7 @@ export async function inStore<T>(
     if (error instanceof StateUnavailableError) throw error;
     throw new StateUnavailableError(
       `The gateway's state store could not ${what} (${(error as Error).message}); the call fails closed. Retry shortly; if it persists, check that Redis is up.`,
-      { cause: error },
+      { cause: error, what },
     );
   } finally {
     clearTimeout(timer);
@@ -121,13 +137,18 @@ export interface SharedState {
   readonly redis: Redis;
   readonly prefix: string;
   readonly deadlineMs: number;
-  /** The URL, password hidden, for messages. */
+  /** The URL, password hidden, for operators' messages (never for a client: see `redactedUrl`). */
   readonly where: string;
   /**
    * Calls `listener` with every message published on `channel` (prefix included by the caller)
    * until the returned function is called. Subscribes again after Redis comes back.
    */
   subscribe(channel: string, listener: (message: string) => void): Promise<() => void>;
+  /**
+   * Calls `listener` each time the subscriber connection is back after it was lost: messages
+   * published meanwhile were missed, so what they would have said must be read again.
+   */
+  onResubscribed(listener: () => void): () => void;
   /** Closes both connections. */
   close(): Promise<void>;
 }
@@ -137,6 +158,7 @@ export async function openSharedState(options: StateOptions): Promise<SharedStat
   const redis = await connectRedis(options);
   const deadlineMs = options.deadlineMs ?? STATE_DEFAULTS.deadlineMs;
   const listeners = new Map<string, Set<(message: string) => void>>();
+  const resubscribed = new Set<() => void>();
   let subscriber: Redis | undefined;
   let subscribing: Promise<Redis> | undefined;
   const subscriberConnection = () => {
@@ -146,7 +168,22 @@ export async function openSharedState(options: StateOptions): Promise<SharedStat
       sub.on('message', (channel: string, message: string) => {
         for (const listener of listeners.get(channel) ?? []) listener(message);
       });
-      await sub.connect();
+      let first = true;
+      sub.on('ready', () => {
+        if (first) {
+          first = false;
+          return;
+        }
+        for (const listener of resubscribed) listener();
+      });
+      try {
+        await inStore('open its subscriber connection', deadlineMs, () => sub.connect());
+      } catch (error) {
+        // Not kept: the next subscribe tries again (a store down at the first one comes back).
+        sub.disconnect();
+        subscribing = undefined;
+        throw error;
+      }
       subscriber = sub;
       return sub;
     })();
@@ -161,10 +198,11 @@ export async function openSharedState(options: StateOptions): Promise<SharedStat
       const sub = await subscriberConnection();
       let set = listeners.get(channel);
       if (!set) {
-        set = new Set();
-        listeners.set(channel, set);
+        // Known only once subscribed: a failed SUBSCRIBE leaves nothing that looks subscribed.
         // ioredis subscribes again on reconnect (autoResubscribe, its default).
         await inStore(`subscribe to ${channel}`, deadlineMs, () => sub.subscribe(channel));
+        set = listeners.get(channel) ?? new Set();
+        listeners.set(channel, set);
       }
       set.add(listener);
       return () => {
@@ -176,8 +214,13 @@ export async function openSharedState(options: StateOptions): Promise<SharedStat
         }
       };
     },
+    onResubscribed(listener) {
+      resubscribed.add(listener);
+      return () => resubscribed.delete(listener);
+    },
     async close() {
       listeners.clear();
+      resubscribed.clear();
       subscriber?.disconnect();
       redis.disconnect();
     },

@@ -294,9 +294,10 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
     try {
       const frozen = await list();
       expect(frozen.status).toBe(503);
-      expect(await frozen.text()).toMatch(
-        /state store could not read the session .*no answer within 2000 ms|state store could not read the session .*timed out/i,
-      );
+      const said = await frozen.text();
+      expect(said).toContain("The gateway's state store could not read the session in time");
+      // Said to a client: never the store's address or the driver's words.
+      expect(said).not.toMatch(/127\.0\.0\.1|redis:\/\//);
       // A new session cannot be recorded either: refused the same way, not opened half-way.
       const opened = await post(third, {
         jsonrpc: '2.0',

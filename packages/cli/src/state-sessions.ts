@@ -39,6 +39,15 @@ export interface SessionRecord {
   readonly initialize: Record<string, unknown>;
 }
 
+/** The session ids `serve` makes (`randomUUID`). */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** How many sessions a replica remembers pushing the expiry of. */
+const MAX_TOUCHED = 10_000;
+
+/** How many questions of one session may wait for their answers at once. */
+const MAX_ASKED = 256;
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -62,16 +71,28 @@ export class SessionStore {
     return `${this.#state.prefix}session:${id}`;
   }
 
+  #remember(id: string, at: number): void {
+    this.#touched.delete(id);
+    this.#touched.set(id, at);
+    // Bounded: the oldest entries go first (an entry only throttles how often expiry is pushed).
+    for (const oldest of this.#touched.keys()) {
+      if (this.#touched.size <= MAX_TOUCHED) break;
+      this.#touched.delete(oldest);
+    }
+  }
+
   /** Records a session just opened here. */
   async put(id: string, record: SessionRecord): Promise<void> {
     await inStore('record the session', this.#state.deadlineMs, () =>
       this.#state.redis.set(this.#key(id), JSON.stringify(record), 'PX', this.#idleMs),
     );
-    this.#touched.set(id, Date.now());
+    this.#remember(id, Date.now());
   }
 
   /** The session `id`, or `undefined` when it ended, expired or never was. */
   async get(id: string): Promise<SessionRecord | undefined> {
+    // Only ids this gateway makes reach a key: a header cannot aim at another gateway's keys.
+    if (!SESSION_ID.test(id)) return undefined;
     const text = await inStore('read the session', this.#state.deadlineMs, () =>
       this.#state.redis.get(this.#key(id)),
     );
@@ -88,14 +109,41 @@ export class SessionStore {
     return { identity: data.identity, initialize: data.initialize };
   }
 
-  /** Pushes back the expiry of a session in use (at most every tenth of the idle time). */
-  touch(id: string): void {
+  /**
+   * Pushes back the expiry of a session in use on any replica (at most every tenth of the idle
+   * time from here). `gone` is told when the store no longer has it (closed elsewhere while this
+   * replica did not hear, or expired): this replica's copy must go too.
+   */
+  touch(id: string, gone: () => void): void {
     const now = Date.now();
     const last = this.#touched.get(id) ?? 0;
     if (now - last < this.#idleMs / 10) return;
-    this.#touched.set(id, now);
-    if (this.#touched.size > 100_000) this.#touched.clear();
-    void this.#state.redis.pexpire(this.#key(id), this.#idleMs).catch(() => {});
+    this.#remember(id, now);
+    void this.#state.redis.pexpire(this.#key(id), this.#idleMs).then(
+      (kept) => {
+        if (kept === 0) {
+          this.#touched.delete(id);
+          gone();
+        }
+      },
+      () => {},
+    );
+  }
+
+  /** Of `ids`, those the store no longer has (closed or expired). */
+  async missing(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.#state.redis.pipeline();
+    for (const id of ids) pipeline.exists(this.#key(id));
+    const results = await inStore('check the sessions', this.#state.deadlineMs, () =>
+      pipeline.exec(),
+    );
+    return ids.filter((_, i) => results?.[i]?.[0] === null && results[i]?.[1] === 0);
+  }
+
+  /** Forgets this replica's note of a session closed elsewhere. */
+  forget(id: string): void {
+    this.#touched.delete(id);
   }
 
   /** Forgets a session that was closed, and tells every replica. */
@@ -278,11 +326,30 @@ export class AnswerRelay {
       start: () => lean.start(),
       close: () => lean.close(),
       send(message: JSONRPCMessage, options?: TransportSendOptions) {
-        const m = message as { id?: RequestId; method?: unknown };
+        const m = message as { id?: RequestId; method?: unknown; params?: unknown };
         if (typeof m.method === 'string' && m.id !== undefined) {
           const id = `${tag}${TAG_SEPARATOR}${String(m.id)}`;
           asked.set(id, m.id);
+          // Bounded: a session whose client never answers cannot grow it (the oldest go first).
+          for (const oldest of asked.keys()) {
+            if (asked.size <= MAX_ASKED) break;
+            asked.delete(oldest);
+          }
           return lean.send({ ...message, id } as JSONRPCMessage, options);
+        }
+        if (m.method === 'notifications/cancelled' && isRecord(m.params)) {
+          // The server gave up a question (its call ended): its answer is no longer awaited, and
+          // the client is told the id it was asked under.
+          const requestId = m.params.requestId;
+          if (typeof requestId === 'string' || typeof requestId === 'number') {
+            const id = `${tag}${TAG_SEPARATOR}${String(requestId)}`;
+            if (asked.delete(id)) {
+              return lean.send(
+                { ...message, params: { ...m.params, requestId: id } } as JSONRPCMessage,
+                options,
+              );
+            }
+          }
         }
         return lean.send(message, options);
       },
