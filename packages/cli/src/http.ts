@@ -85,31 +85,36 @@ function initializeParams(body: unknown): Record<string, unknown> {
 }
 
 /**
- * Sends the answers in `body` that belong to another replica's questions to that replica. `true`
- * when the body was only such answers (all sent on), `false` when it is for this replica (passed on
- * as it is), `'unavailable'` when the store did not take them.
+ * Sends the answers in `body` that belong to another replica's questions to that replica:
+ * `'all'` when the body was only such answers (all sent on), `'none'` when it holds none (passed on
+ * as it is), `{ rest }` for a batch that mixed them with messages for this replica (those others
+ * went on; `rest` is for here), `'unavailable'` when the store did not take them.
  */
 async function routeAnswers(
   relay: AnswerRelay,
   sessionId: string,
   body: unknown,
-): Promise<boolean | 'unavailable'> {
+): Promise<'all' | 'none' | { rest: unknown[] } | 'unavailable'> {
   const messages = Array.isArray(body) ? body : [body];
   const tags = messages.map(answerTag);
-  if (tags.length === 0 || tags.some((tag) => tag === undefined || tag === relay.tag)) return false;
+  const foreign = (tag: string | undefined): tag is string =>
+    tag !== undefined && tag !== relay.tag;
+  if (!tags.some(foreign)) return 'none';
   try {
     for (const [i, message] of messages.entries()) {
-      const tag = tags[i] as string;
+      const tag = tags[i];
+      if (!foreign(tag)) continue;
       const reached = await relay.forward(sessionId, message as JSONRPCMessage, tag);
       // No one heard it: a replica that is gone took the call with it (the answer is moot), but
       // one that runs is reconnecting to the store and would wait for nothing: send it again.
       // (A repeat of an answer that did arrive is dropped there.)
       if (!reached && (await relay.isAlive(tag))) return 'unavailable';
     }
-    return true;
   } catch {
     return 'unavailable';
   }
+  const rest = messages.filter((_, i) => !foreign(tags[i]));
+  return rest.length === 0 ? 'all' : { rest };
 }
 
 /**
@@ -567,8 +572,17 @@ async function serve(
     }
     const admitted = admit.authInfo;
     const sessionId = req.headers['mcp-session-id'];
-    if (sessionStore && typeof sessionId === 'string' && !sessions.has(sessionId)) {
-      // A session another replica opened: taken over here (or, unknown, answered 404 below).
+    const replaying =
+      typeof sessionId === 'string'
+        ? restoring.get(`${principalOf(admitted)}\0${sessionId}`)
+        : undefined;
+    if (
+      sessionStore &&
+      typeof sessionId === 'string' &&
+      (replaying !== undefined || !sessions.has(sessionId))
+    ) {
+      // A session another replica opened: taken over here (or, unknown, answered 404 below); a
+      // request that arrives while it is being taken over waits for the take-over to finish.
       let taken: Session | undefined | 'full';
       try {
         taken = await takeOver(sessionId, admitted, `http://${req.headers.host}${path}`);
@@ -626,9 +640,14 @@ async function serve(
     if (body === undefined) {
       return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
     }
-    const parsed = parseBody(body);
+    let parsed = parseBody(body);
+    let forwarded = body;
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const session = found?.identity === principalOf(admitted) ? found : undefined;
+    if (Array.isArray(parsed)) {
+      const refused = batchRefusal(batchVersion(req, session?.lean));
+      if (refused) return refuse(res, 400, refused, {}, -32600);
+    }
     if (relay && session && typeof sessionId === 'string') {
       const routed = await routeAnswers(relay, sessionId, parsed);
       if (routed === 'unavailable') {
@@ -639,14 +658,16 @@ async function serve(
           { 'retry-after': '1' },
         );
       }
-      if (routed) {
+      if (routed === 'all') {
         res.writeHead(202).end();
         return;
       }
-    }
-    if (Array.isArray(parsed)) {
-      const refused = batchRefusal(batchVersion(req, session?.lean));
-      if (refused) return refuse(res, 400, refused, {}, -32600);
+      if (routed !== 'none') {
+        // A batch (2025-03-26) of answers to other replicas and messages for this one: the
+        // others went on; this replica handles the rest.
+        parsed = routed.rest;
+        forwarded = Buffer.from(JSON.stringify(routed.rest));
+      }
     }
     // A call over its client's limit is answered 429 with Retry-After before anything runs (the
     // limits interceptor still counts every call, over any transport).
@@ -681,7 +702,7 @@ async function serve(
         }
       });
     }
-    return nodeHandler(replayRequest(req, body, admitted), res, parsed);
+    return nodeHandler(replayRequest(req, forwarded, admitted), res, parsed);
   };
 
   // OAuth's checks and discovery (which may fail, or wait on the issuer) before the port opens.

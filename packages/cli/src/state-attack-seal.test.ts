@@ -24,7 +24,11 @@ async function privateMapSize(obj: object, field: string): Promise<number> {
       objectId: result.objectId as string,
       ownProperties: true,
     });
-    const found = (props.privateProperties ?? []).find((p) => p.name === field);
+    // (privateProperties: in the protocol, not in Node 20's typings of it.)
+    const privates = (
+      props as { privateProperties?: { name: string; value?: { objectId?: string } }[] }
+    ).privateProperties;
+    const found = (privates ?? []).find((p) => p.name === field);
     const size = await session.post('Runtime.callFunctionOn', {
       objectId: found?.value?.objectId as string,
       functionDeclaration: 'function () { return this.size; }',
@@ -61,7 +65,7 @@ describe.runIf(hasRedisServer())('attack review: seal key and memory', () => {
     const http = await serveGatewayHttp(gateway, {
       port: 0,
       token: TOKEN,
-      approvals: approvalsOf.get(gateway),
+      approvals: approvalsOf.get(gateway) as ReturnType<typeof createElicitationApprovals>,
     });
     started.push({ gateway, http });
     return http;

@@ -191,7 +191,8 @@ describe.runIf(hasRedisServer())('attack review: 2025-era sessions shared throug
     expect(await list(b, sid)).toBe(200);
     const admin = new Redis(redis.url);
     try {
-      await admin.client('KILL', 'TYPE', 'pubsub');
+      // CLIENT KILL TYPE pubsub: every subscriber connection dropped, as a network blip would.
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
       expect(await close(b, sid)).toBe(200);
     } finally {
       admin.disconnect();
@@ -265,7 +266,8 @@ describe.runIf(hasRedisServer())('attack review: 2025-era sessions shared throug
     const admin = new Redis(redis.url);
     let status: number;
     try {
-      await admin.client('KILL', 'TYPE', 'pubsub');
+      // CLIENT KILL TYPE pubsub: every subscriber connection dropped, as a network blip would.
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
       const answer = await fetch(b.http.url, {
         method: 'POST',
         headers: headers(sid),
@@ -287,6 +289,75 @@ describe.runIf(hasRedisServer())('attack review: 2025-era sessions shared throug
       status === 503 ? { status, finished } : { status, finished: true },
     );
     // observed: { status: 202, finished: false }: the answer went nowhere, the call waits on
+  });
+
+  it('a 2025-03-26 batch mixing an answer for another replica with a request for this one: both are served', async () => {
+    const a = await startReplica();
+    const b = await startReplica();
+    const v = '2025-03-26';
+    const h = (sid?: string) => ({
+      ...headers(),
+      ...(sid ? { 'mcp-session-id': sid, 'mcp-protocol-version': v } : {}),
+    });
+    const init = await fetch(a.http.url, {
+      method: 'POST',
+      headers: h(),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: v,
+          capabilities: { elicitation: {} },
+          clientInfo: { name: 'old', version: '1' },
+        },
+      }),
+    });
+    await init.text();
+    const sid = init.headers.get('mcp-session-id') as string;
+    await (
+      await fetch(a.http.url, {
+        method: 'POST',
+        headers: h(sid),
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text();
+    const call = await fetch(a.http.url, {
+      method: 'POST',
+      headers: h(sid),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'list_dir', arguments: {} },
+      }),
+    });
+    const reader = (call.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    const until = async (pattern: RegExp): Promise<RegExpExecArray | undefined> => {
+      for (;;) {
+        const hit = pattern.exec(seen);
+        if (hit) return hit;
+        const chunk = await reader.read();
+        if (chunk.done) return undefined;
+        seen += Buffer.from(chunk.value).toString('utf8');
+      }
+    };
+    const asked = await until(/"id":"([0-9a-f]{12}~\d+)"/);
+    const questionId = asked?.[1] as string;
+    const batch = await fetch(b.http.url, {
+      method: 'POST',
+      headers: h(sid),
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: questionId, result: { action: 'accept', content: { allow: true } } },
+        { jsonrpc: '2.0', id: 9, method: 'ping' },
+      ]),
+    });
+    // The ping is answered here; the answer went to the replica that asked, whose call finishes.
+    expect(batch.status).toBe(200);
+    expect(await batch.text()).toContain('"id":9');
+    expect(await until(/"id":5[,}][^\n]*a\.txt|a\.txt[^\n]*"id":5[,}]/)).toBeDefined();
+    void reader.cancel().catch(() => {});
   });
 
   it('questions never answered (their call abandoned) are forgotten', async () => {
