@@ -89,9 +89,7 @@ export class Call implements Prepared {
    * Not an async function: with no interceptors, the body's promise is the call's.
    */
   run(chain: InterceptorChain): Promise<ToolExecutionResult> {
-    return chain.size === 0
-      ? runBody(this, this.exec, this.extensions, this.limits, true)
-      : this.runIntercepted(chain);
+    return chain.size === 0 ? this.runBody(this) : this.runIntercepted(chain);
   }
 
   private async runIntercepted(chain: InterceptorChain): Promise<ToolExecutionResult> {

@@ -133,8 +133,6 @@ export function runBody(
   exec: InterceptedExecution,
   extensions: Extensions | undefined,
   limits: BodyLimits,
-  /** No interceptor watches the body: see {@link runBare}. */
-  eager = false,
 ): Promise<ToolExecutionResult> {
   const { entry, signal: caller } = state;
   const { callId } = exec;
@@ -150,7 +148,7 @@ export function runBody(
   if (pending) pending.push(BODY);
   if (limit <= 0 && !caller) {
     // Only unregistering can stop this call: no timers, no listeners until it does.
-    return runBare(state, entry, exec, extensions, limits, eager);
+    return runBare(state, entry, exec, extensions, limits);
   }
   const ran = runWithDeadline(
     (signal) => startBody(entry, exec, bodyExecution(exec, extensions, signal)),
@@ -187,102 +185,34 @@ export function runBody(
 }
 
 /**
- * A body with no time limit and no caller signal, the common case, run bare: without
- * {@link runWithDeadline}'s timers, listeners and closures (measured: that machinery costs more
- * than the rest of such a call). Its signal is made on first read. Unregistering the tool stops it
- * ({@link stopBare}): the signal aborts, and the call resolves `ABORTED` when the body settles,
- * whatever it returns (its output is discarded and reported). Unlike under a deadline there is no
- * grace timer: a body that ignores its signal holds its call until it returns; give the tool a
- * `timeoutMs` to bound that too.
- *
- * `eager` (a call with no interceptor, where nothing watches how many turns the body takes): a
- * body that answers at once with content blocks (no thenable) is finished at once, where `await`
- * would have cost the call a turn and a frame (measured: a tenth of such a call). The array is
- * read as `await` reads it: its `then` once, and a thenable's `then` called in a job of its own.
- * With interceptors the body is awaited as ever: an interceptor that returns before its `next()`
- * settles is told apart by those turns.
+ * A body with no time limit and no caller signal, the common case, run bare: an async function,
+ * without {@link runWithDeadline}'s timers, listeners and closures (measured: that machinery costs
+ * more than the rest of such a call). Its signal is made on first read. Unregistering the tool
+ * stops it ({@link stopBare}): the signal aborts, and the call resolves `ABORTED` when the body
+ * settles, whatever it returns (its output is discarded and reported). Unlike under a deadline
+ * there is no grace timer: a body that ignores its signal holds its call until it returns; give
+ * the tool a `timeoutMs` to bound that too.
  */
-function runBare(
+async function runBare(
   state: CallState,
   entry: RegisteredTool,
   exec: InterceptedExecution,
   extensions: Extensions | undefined,
   limits: BodyLimits,
-  eager: boolean,
 ): Promise<ToolExecutionResult> {
+  const { callId } = exec;
   state.stop = stopBare;
   const bodyExec = bodyExecution(exec, extensions, () => {
     state.controller ??= new AbortController();
     return state.controller.signal;
   });
-  if (!eager) return awaitBare(state, entry, exec, limits, bodyExec);
+  let result: ToolExecutionResult;
   let outcome: unknown;
-  let then: unknown;
   try {
-    outcome = entry.execute(exec.arguments, bodyExec);
-    if (!Array.isArray(outcome)) return awaitBare(state, entry, exec, limits, bodyExec, outcome);
-    then = (outcome as { then?: unknown }).then;
-  } catch (error) {
-    return Promise.resolve(endBare(state, entry, exec.callId, limits, error, true));
-  }
-  if (typeof then !== 'function') {
-    return Promise.resolve(endBare(state, entry, exec.callId, limits, outcome, false));
-  }
-  const thenable = outcome;
-  const settled = new Promise<unknown>((resolve, reject) => {
-    // As `await` calls a thenable's `then` (read once, above): in a job of its own.
-    queueMicrotask(() => {
-      try {
-        (then as (this: unknown, ...a: unknown[]) => unknown).call(thenable, resolve, reject);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-  return awaitBare(state, entry, exec, limits, bodyExec, settled);
-}
-
-/** What {@link awaitBare} is given when it starts the body itself. */
-const UNSTARTED: unique symbol = Symbol('unstarted');
-
-/**
- * A bare body awaited: started here, or (`started`, by an eager run) already started, its outcome
- * as it returned it. The call's result.
- */
-async function awaitBare(
-  state: CallState,
-  entry: RegisteredTool,
-  exec: InterceptedExecution,
-  limits: BodyLimits,
-  bodyExec: BodyExecution,
-  started: unknown = UNSTARTED,
-): Promise<ToolExecutionResult> {
-  let outcome: unknown;
-  let failed = false;
-  try {
-    outcome = await (started === UNSTARTED ? entry.execute(exec.arguments, bodyExec) : started);
+    outcome = await entry.execute(exec.arguments, bodyExec);
+    result = resultFromOutput(entry.name, callId, outcome, entry.maxOutputBytes);
   } catch (error) {
     outcome = error;
-    failed = true;
-  }
-  return endBare(state, entry, exec.callId, limits, outcome, failed);
-}
-
-/** A bare body's outcome (`failed`: what it threw or rejected with) as the call's result. */
-function endBare(
-  state: CallState,
-  entry: RegisteredTool,
-  callId: string,
-  limits: BodyLimits,
-  outcome: unknown,
-  failed: boolean,
-): ToolExecutionResult {
-  let result: ToolExecutionResult;
-  try {
-    result = failed
-      ? resultFromThrow(entry.name, callId, outcome)
-      : resultFromOutput(entry.name, callId, outcome, entry.maxOutputBytes);
-  } catch (error) {
     result = resultFromThrow(entry.name, callId, error);
   }
   state.stop = undefined;
