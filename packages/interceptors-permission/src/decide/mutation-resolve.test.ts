@@ -3,6 +3,8 @@
  * take away from the sandbox (narrowing.ts). Each test fails under a one-line change the mutation
  * run (`pnpm mutate:permission`) found surviving or uncovered in those files.
  */
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import type { InterceptedExecution, ToolSource } from '@dsh-tools/protocol';
 import { describe, expect, it } from 'vitest';
 import { bash, call, edit, makeProject, read } from '../../test/helpers';
@@ -111,6 +113,28 @@ describe('a glob operand checked against the path rules', () => {
   });
 });
 
+describe('the home directory and descriptors', () => {
+  it('~ alone is the home directory', async () => {
+    const rules = { allow: ['Read(//**)'], deny: ['Read(~)'] };
+    expect((await decideIn(rules, read('~'))).behavior).toBe('deny');
+  });
+
+  it('only /dev/fd and /proc/…/fd at the root are descriptors: a project directory named dev/fd is followed', async () => {
+    const { root: r, home: h } = makeProject();
+    mkdirSync(join(r, 'dev', 'fd'), { recursive: true });
+    symlinkSync(join(r, '.env'), join(r, 'dev', 'fd', 'x'));
+    const policy = permissionInterceptor({
+      cwd: r,
+      home: h,
+      mode: 'default',
+      rules: { allow: ['Read(./**)', 'Bash(cat:*)'], deny: ['Read(./.env)'] },
+    });
+    await policy.ready;
+    expect((await policy.explain(read('dev/fd/x'))).behavior).toBe('deny');
+    expect((await policy.explain(bash('cat dev/fd/x'))).behavior).toBe('deny');
+  });
+});
+
 describe('a glob operand against a glob rule', () => {
   it.each([
     ['cat s*/key.pem', 'Read(./secrets/*.pem)'],
@@ -139,6 +163,9 @@ describe('/proc aliases', () => {
     expect(unaliasProc('/proc/self/cwd', '/w')).toBe('/w');
     expect(unaliasProc('/proc/thread-self/task/12/cwd/x', '/w')).toBe('/w/x');
     expect(unaliasProc('/proc/self/cwd/123', '/w')).toBe('/w/123');
+    // Not an alias of a directory: left for the host to read as what it is.
+    expect(unaliasProc('/proc/self/environ', '/w')).toBe('/proc/self/environ');
+    expect(unaliasProc('/proc/self/fd/3', '/w')).toBe('/proc/self/fd/3');
     expect(unaliasProc('/proc/self/root/proc/self/cwd/x', '/w')).toBe('/w/x');
   });
 

@@ -94,6 +94,14 @@ describe('createAskPerson', () => {
     expect('ruleSource' in request).toBe(false);
   });
 
+  it('an allow with a grant keeps the grant', async () => {
+    const ask = createAskPerson({ approve: () => ({ kind: 'allow', grant: { uses: 2 } }) }, 0);
+    expect(await ask(read('README.md'), asked)).toStrictEqual({
+      kind: 'allow',
+      grant: { uses: 2 },
+    });
+  });
+
   it('a call aborted while the approver is asked is aborted', async () => {
     const controller = new AbortController();
     const ask = createAskPerson(
