@@ -135,3 +135,9 @@ describe('the variables a command may be given', () => {
     expect((await explain(`${name}=1 echo hi`)).behavior).toBe('allow');
   });
 });
+
+describe('a plain shell variable whose name holds a dangerous prefix inside it', () => {
+  it('passes: only a name that starts with one is read by a program', async () => {
+    expect((await explain('my_npm_config_note=1; echo hi')).behavior).toBe('allow');
+  });
+});
