@@ -302,13 +302,13 @@ async function serve(
     clearTimeout(session.timer);
     void session.server.close().catch(() => {});
   };
-  const touch = (id: string, session: Session) => {
+  const touch = (id: string, session: Session, inStore = true) => {
     clearTimeout(session.timer);
     session.timer = setTimeout(() => dropSession(id), sessionIdleMs);
     session.timer.unref();
     session.lastUsed = Date.now();
     // In use here is in use: its record lives on; a record gone means it was closed elsewhere.
-    sessionStore?.touch(id, () => dropSession(id));
+    if (inStore) sessionStore?.touch(id, () => dropSession(id));
   };
 
   const legacy = async (
@@ -393,7 +393,9 @@ async function serve(
           lastUsed: Date.now(),
         };
         sessions.set(sessionId, session);
-        touch(sessionId, session);
+        // Not in the store yet: a new session's record is written once its initialize is
+        // answered (a push of its expiry now would find nothing, and drop it).
+        touch(sessionId, session, false);
       },
       // With a store, the record was deleted (and the close announced) before the SDK saw the
       // DELETE: see `handle`.

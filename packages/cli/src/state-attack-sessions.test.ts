@@ -360,6 +360,39 @@ describe.runIf(hasRedisServer())('attack review: 2025-era sessions shared throug
     void reader.cancel().catch(() => {});
   });
 
+  it('a replica keeps the sessions it opens (the push of a new session’s expiry never races its record)', async () => {
+    const a = await startReplica();
+    // Only the initialize (its client's next request may go to another replica).
+    const initialize = async () => {
+      const res = await fetch(a.http.url, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'fresh', version: '1' },
+          },
+        }),
+      });
+      await res.text();
+      return res.headers.get('mcp-session-id') as string;
+    };
+    const opened = await Promise.all(Array.from({ length: 8 }, initialize));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.http.sessions).toBe(opened.length);
+    // Held here, they are served here even with the store gone.
+    await redis.kill();
+    try {
+      for (const sid of opened) expect(await list(a, sid)).toBe(200);
+    } finally {
+      await redis.restart();
+    }
+  });
+
   it('questions never answered (their call abandoned) are forgotten', async () => {
     const a = await startReplica();
     const wrappers: { deliver: unknown }[] = [];
