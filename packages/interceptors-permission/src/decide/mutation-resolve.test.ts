@@ -278,6 +278,9 @@ describe('values at a hint path', () => {
     expect(valuesAt({ a: null }, 'a.b')).toEqual([]);
     expect(valuesAt({ a: 's' }, 'a.length')).toEqual([]);
     expect(valuesAt({ a: { '*': 1, b: 2 } }, 'a.b')).toEqual([2]);
+    // Only own keys: a missing or inherited one gives nothing.
+    expect(valuesAt({ a: 1 }, 'b')).toEqual([]);
+    expect(valuesAt({}, 'toString')).toEqual([]);
   });
 
   it('a shell tool whose command sits deeper in its arguments is judged by that command', async () => {
