@@ -1,0 +1,74 @@
+/**
+ * The files a wrapper opens itself (`time -o`, `xargs -a`, `flock FILE`) and how a wrapper's
+ * options are skipped (shell/unwrap.ts). Each case fails under a one-line change the mutation run
+ * (`pnpm mutate:permission`) found surviving in unwrap.ts.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bash, makeProject } from '../../test/helpers';
+import { type PermissionInterceptor, permissionInterceptor } from '../index';
+import type { PermissionDecision } from '../types';
+
+let policy: PermissionInterceptor;
+beforeAll(async () => {
+  const { root, home } = makeProject();
+  policy = permissionInterceptor({
+    cwd: root,
+    home,
+    rules: {
+      allow: ['Bash(time:*)', 'Bash(xargs:*)', 'Bash(flock:*)', 'Bash(ls:*)', 'Bash(echo:*)'],
+      deny: ['Edit(./src/**)', 'Edit(./9*)', 'Read(./.env)', 'Bash(rm:*)'],
+    },
+  });
+  await policy.ready;
+});
+const explain = (line: string): Promise<PermissionDecision> => policy.explain(bash(line));
+
+describe('files a wrapper opens', () => {
+  it.each([
+    'time -o src/x.txt ls',
+    'time -p -o src/x.txt ls',
+    'time -osrc/x.txt ls',
+    'time --output=src/x.txt ls',
+    'time -p --output src/x.txt ls',
+  ])('%s writes the file time -o names: denied', async (line) => {
+    expect((await explain(line)).behavior).toBe('deny');
+  });
+
+  it.each(['xargs -a .env echo', 'xargs --arg-file=.env echo', 'xargs -0 -a .env echo'])(
+    '%s reads the file xargs -a names: denied',
+    async (line) => {
+      expect((await explain(line)).behavior).toBe('deny');
+    },
+  );
+
+  it.each(['flock src/x9 echo hi', 'flock 9x.lock echo hi', 'flock -w 5 src/l echo hi'])(
+    '%s opens (creates) its lock file: denied',
+    async (line) => {
+      expect((await explain(line)).behavior).toBe('deny');
+    },
+  );
+
+  it('a number is a descriptor flock locks, not a file', async () => {
+    expect((await explain('flock 9 echo hi')).behavior).toBe('allow');
+    expect((await explain('flock 95 echo hi')).behavior).toBe('allow');
+  });
+});
+
+describe('options of a wrapper', () => {
+  it('an option with its value attached by = takes no word after it', async () => {
+    expect((await explain('timeout --signal=KILL 5 rm -rf src')).behavior).toBe('deny');
+  });
+
+  it('eval runs its words as a line, judged like any other', async () => {
+    expect((await explain('eval rm -rf src')).behavior).toBe('deny');
+    const d = await explain('eval "$X"');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('eval runs "$X", which is not known before it runs');
+  });
+
+  it('a command name not known before it runs says so', async () => {
+    const d = await explain('$CMD x');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('is not known before it runs (expansion or substitution)');
+  });
+});
