@@ -3,6 +3,9 @@
  * options are skipped (shell/unwrap.ts). Each case fails under a one-line change the mutation run
  * (`pnpm mutate:permission`) found surviving in unwrap.ts.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bash, makeProject } from '../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../index';
@@ -70,5 +73,36 @@ describe('options of a wrapper', () => {
     const d = await explain('$CMD x');
     expect(d.behavior).toBe('ask');
     expect(d.reason).toContain('is not known before it runs (expansion or substitution)');
+  });
+});
+
+describe('command runs the name after its own options', () => {
+  it("an option after the name is the program's: command rm -v -rf src runs rm (shown with bash), and is denied", async () => {
+    // Unguarded: bash runs rm, and src is gone.
+    const { root, home } = makeProject();
+    spawnSync('bash', ['-c', 'command rm -v -rf src'], { cwd: root, stdio: 'ignore' });
+    expect(existsSync(join(root, 'src'))).toBe(false);
+    // Guarded: the deny on rm holds, also in bypassPermissions, which runs whatever only asks.
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      const guard = permissionInterceptor({
+        cwd: root,
+        home,
+        mode,
+        rules: { deny: ['Bash(rm:*)'] },
+      });
+      await guard.ready;
+      for (const line of [
+        'command rm -v -rf src',
+        'command -p rm -V -rf src',
+        'command -- rm -v x',
+      ]) {
+        expect((await guard.explain(bash(line))).behavior, `${mode}: ${line}`).toBe('deny');
+      }
+    }
+  });
+
+  it('command -v, -V (also among its other options) only looks the name up', async () => {
+    expect((await explain('command -v rm')).behavior).not.toBe('deny');
+    expect((await explain('command -p -V rm')).behavior).not.toBe('deny');
   });
 });

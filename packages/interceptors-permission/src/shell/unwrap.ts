@@ -212,9 +212,14 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
       // `nice -5 cmd` reads as an option, as it should.
       return rest(skipOptions(argv, 1, VALUE_OPTS.nice as ReadonlySet<string>));
     case 'command': {
-      const flags = argv.slice(1).filter((w) => w.value.startsWith('-'));
-      // `command -v x` only looks a name up.
-      if (flags.some((w) => /^-[^-]*[vV]/.test(w.value))) return { kind: 'run', argv, via };
+      // `command -v x` only looks a name up. Only command's own options count, those before the
+      // name it runs: in `command rm -v -rf src` the `-v` is rm's, and rm runs.
+      const own: ShellWord[] = [];
+      for (const w of argv.slice(1)) {
+        if (w.value === '--' || !w.value.startsWith('-')) break;
+        own.push(w);
+      }
+      if (own.some((w) => /^-[^-]*[vV]/.test(w.value))) return { kind: 'run', argv, via };
       return rest(skipOptions(argv, 1, VALUE_OPTS.command as ReadonlySet<string>));
     }
     case 'coproc': {
