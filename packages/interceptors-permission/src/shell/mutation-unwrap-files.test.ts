@@ -106,3 +106,22 @@ describe('command runs the name after its own options', () => {
     expect((await explain('command -p -V rm')).behavior).not.toBe('deny');
   });
 });
+
+describe('coproc and env', () => {
+  it.each([
+    'coproc rm -rf src',
+    'coproc X { rm -rf src; }',
+    'coproc x1 { rm -rf src; }',
+    'coproc X ( rm -rf src )',
+    'coproc { rm -rf src; }',
+  ])('%s runs rm: denied', async (line) => {
+    expect((await explain(line)).behavior).toBe('deny');
+  });
+
+  it('a variable env gives a command passes only from the allowlist, and the question names it', async () => {
+    const d = await explain('env x_y=1 echo hi');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('env sets x_y, which may change what the command runs or loads');
+    expect((await explain('env LANG=C echo hi')).behavior).toBe('allow');
+  });
+});
