@@ -34,6 +34,8 @@ describe('an interactive or standard-input shell asks', () => {
     'bash -O extglob -i',
     'bash',
     'bash --norc -s',
+    'bash -s x y',
+    'bash -i script.sh',
   ])('%s', async (line) => {
     expect(await behaviorOf(line)).toBe('ask');
   });
