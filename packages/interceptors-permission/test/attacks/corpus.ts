@@ -15,6 +15,7 @@ import { ROUND_FOUR } from './corpus-round-four';
 import { ROUND_NINE } from './corpus-round-nine';
 import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
+import { ROUND_TEN } from './corpus-round-ten';
 import { ROUND_THREE } from './corpus-round-three';
 import { spellings } from './corpus-spellings';
 import type { AttackEntry } from './entry';
@@ -40,6 +41,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_SEVEN,
   ...ROUND_EIGHT,
   ...ROUND_NINE,
+  ...ROUND_TEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];
