@@ -11,7 +11,15 @@
 // Needs `pnpm build` first and the npm registry. Exit codes: 0 within budget and honest ranges,
 // 1 over a budget, a dependency's engines above our floor, or the bin failed; 2 could not measure.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +149,29 @@ try {
       console.log(
         '\ntraces asked for without the exporter: the call ran, and said what to install.',
       );
+    }
+  }
+
+  // A shared state store asked for without the optional ioredis (a plain global install has
+  // none): a config error that says what to install, not a crash.
+  {
+    const stateDir = join(work, 'with-state');
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(
+      join(stateDir, 'dsh-tools.json'),
+      JSON.stringify({ exampleTools: true, state: { redis: 'redis://127.0.0.1:1' } }),
+    );
+    const run = spawnSync(bin, ['inspect'], { cwd: stateDir, encoding: 'utf8', timeout: 60_000 });
+    if (
+      run.status !== 3 ||
+      !/needs the ioredis package.*npm install -g ioredis@6/.test(run.stderr)
+    ) {
+      console.log(
+        `\nFAILED: with a "state" section and no ioredis installed, inspect should exit 3 saying what to install (exit ${run.status}):\n${run.stderr}`,
+      );
+      failed = true;
+    } else {
+      console.log('state asked for without ioredis: exit 3, and said what to install.');
     }
   }
 

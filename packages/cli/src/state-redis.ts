@@ -73,13 +73,30 @@ export function redisOptions(deadlineMs: number) {
 }
 
 /**
+ * ioredis, an optional peer of the CLI (only a gateway with a `state` section needs it): loaded on
+ * first use, and when it is not installed, a message that says how to install it.
+ */
+export async function loadIoredis(): Promise<typeof import('ioredis')> {
+  try {
+    return await import('ioredis');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
+    throw new StateUnavailableError(
+      'The config\'s "state" section needs the ioredis package, which is not installed: npm install -g ioredis@6 (next to a global @dsh-tools/cli), or npm install ioredis@6 in the project that runs it.',
+      { cause: error },
+    );
+  }
+}
+
+/**
  * Connects to the store (ioredis is loaded only then: a gateway without `state` never loads it).
  * Rejects with a {@link StateUnavailableError} naming the URL (password hidden) when Redis cannot
  * be reached within the deadline, so a replica never starts on a store it cannot use.
  */
 export async function connectRedis(options: StateOptions): Promise<Redis> {
   const deadlineMs = options.deadlineMs ?? STATE_DEFAULTS.deadlineMs;
-  const { Redis } = await import('ioredis');
+  const { Redis } = await loadIoredis();
   const client = new Redis(options.redis, redisOptions(deadlineMs));
   // Errors surface through the commands that fail; the client's own event would crash the process.
   client.on('error', () => {});
