@@ -1,9 +1,10 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type AuthInfo,
   validateHostHeader,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
+import { isWellFormedHost, isWellFormedOrigin, refuse } from './http-guards';
 import type { GatewayIdentities } from './http-identities';
 import { looksLikeJwt, type OAuthResourceServer } from './http-oauth';
 
@@ -128,4 +129,49 @@ export async function admission(req: IncomingMessage, rules: AdmissionRules): Pr
         : "Wrong bearer token: send the token dsh-tools serve was started with, or your client's own from the gateway's config.",
     { 'www-authenticate': challenge },
   );
+}
+
+/**
+ * Every check a request passes before anything reads its body, answering the ones that fail:
+ * well-formed `Host` and `Origin` headers (the request URL is built from `Host`, and one like
+ * "127.0.0.1@attacker.com" must never reach a URL parser), a declared length within
+ * `maxBodyBytes` (refused before a byte is read), then {@link admission} (whose Protected Resource
+ * Metadata it answers too). Who is calling, or `undefined` when the request was answered here.
+ */
+export async function admitRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rulesOf: () => AdmissionRules | Promise<AdmissionRules>,
+  maxBodyBytes: number,
+): Promise<AuthInfo | undefined> {
+  const answer = (status: number, message: string, headers?: Record<string, string>) => {
+    req.resume();
+    refuse(res, status, message, headers);
+    return undefined;
+  };
+  if (!isWellFormedHost(req.headers.host)) {
+    return answer(
+      400,
+      'Malformed Host header: send host[:port], an IPv6 address in brackets ([::1]:8765).',
+    );
+  }
+  if (!isWellFormedOrigin(req.headers.origin)) {
+    return answer(
+      403,
+      'Forbidden: the Origin header is not an allowed origin (http(s)://host[:port]).',
+    );
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+    return answer(413, `Request body too large: at most ${maxBodyBytes} bytes.`);
+  }
+  const admit = await admission(req, await rulesOf());
+  if (admit.kind === 'refused') return answer(admit.status, admit.message, admit.headers ?? {});
+  if (admit.kind === 'metadata') {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+    res.end(JSON.stringify(admit.body));
+    return undefined;
+  }
+  return admit.authInfo;
 }

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import { isLoopbackHost } from './http-defaults';
 
 // The checks `serve --http` makes on a request's headers before anything else reads them.
 
@@ -37,4 +39,32 @@ export function refuse(
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+}
+
+/** The `Host` names a gateway on `host` accepts: loopback, `allowedHosts`, and `host` itself. */
+export function allowedHostnamesOf(host: string, allowedHosts: readonly string[] = []): string[] {
+  return [
+    ...localhostAllowedHostnames(),
+    ...allowedHosts,
+    ...(isLoopbackHost(host) ? [] : [isIP(host) === 6 ? `[${host}]` : host]),
+  ];
+}
+
+/**
+ * The `Origin` host names a gateway accepts: loopback, and those of `allowedOrigins`.
+ * @throws {TypeError} naming an allowed origin that is not a URL.
+ */
+export function allowedOriginHostnamesOf(allowedOrigins: readonly string[] = []): string[] {
+  return [
+    ...localhostAllowedOrigins(),
+    ...allowedOrigins.map((origin) => {
+      try {
+        return new URL(origin).hostname;
+      } catch {
+        throw new TypeError(
+          `serveGatewayHttp: allowed origin "${origin}" is not a URL (write https://host[:port]).`,
+        );
+      }
+    }),
+  ];
 }

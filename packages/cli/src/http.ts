@@ -14,15 +14,13 @@ import type {
 import {
   createMcpHandler,
   isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
-import { type AdmissionRules, admission } from './http-admit';
+import { type AdmissionRules, admitRequest } from './http-admit';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
-import { isWellFormedHost, isWellFormedOrigin, refuse } from './http-guards';
+import { allowedHostnamesOf, allowedOriginHostnamesOf, refuse } from './http-guards';
 import { identitiesOf } from './http-identities';
 import {
   batchRefusal,
@@ -36,17 +34,10 @@ import {
 } from './http-lean';
 import { OAuthResourceServer } from './http-oauth';
 import type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './http-options';
+import { ReplicaSessions, refuseWith } from './http-replicas';
 import { principalOf } from './principal';
 import { createGatewayServerFactory, newSessionId } from './serve';
 import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
-import { StateUnavailableError } from './state-redis';
-import {
-  AnswerRelay,
-  answerTag,
-  resumedCall,
-  type SessionRecord,
-  SessionStore,
-} from './state-sessions';
 
 export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
 export {
@@ -71,89 +62,6 @@ function jsonRpcError(
       headers: { 'content-type': 'application/json', ...headers },
     },
   );
-}
-
-/** The `params` of the `initialize` in a parsed body (a message or a batch), else `{}`. */
-function initializeParams(body: unknown): Record<string, unknown> {
-  for (const message of Array.isArray(body) ? body : [body]) {
-    const m = message as { method?: unknown; params?: unknown } | null;
-    if (m?.method === 'initialize' && typeof m.params === 'object' && m.params !== null) {
-      return m.params as Record<string, unknown>;
-    }
-  }
-  return {};
-}
-
-/**
- * Sends the answers in `body` that belong to another replica's questions to that replica:
- * `'all'` when the body was only such answers (all sent on), `'none'` when it holds none (passed on
- * as it is), `{ rest }` for a batch that mixed them with messages for this replica (those others
- * went on; `rest` is for here), `'unavailable'` when the store did not take them.
- */
-async function routeAnswers(
-  relay: AnswerRelay,
-  sessionId: string,
-  body: unknown,
-): Promise<'all' | 'none' | { rest: unknown[] } | 'unavailable'> {
-  const messages = Array.isArray(body) ? body : [body];
-  const tags = messages.map(answerTag);
-  const foreign = (tag: string | undefined): tag is string =>
-    tag !== undefined && tag !== relay.tag;
-  if (!tags.some(foreign)) return 'none';
-  try {
-    for (const [i, message] of messages.entries()) {
-      const tag = tags[i];
-      if (!foreign(tag)) continue;
-      const reached = await relay.forward(sessionId, message as JSONRPCMessage, tag);
-      // No one heard it: a replica that is gone took the call with it (the answer is moot), but
-      // one that runs is reconnecting to the store and would wait for nothing: send it again.
-      // (A repeat of an answer that did arrive is dropped there.)
-      if (!reached && (await relay.isAlive(tag))) return 'unavailable';
-    }
-  } catch {
-    return 'unavailable';
-  }
-  const rest = messages.filter((_, i) => !foreign(tags[i]));
-  return rest.length === 0 ? 'all' : { rest };
-}
-
-/**
- * Answers a client resuming the broken stream of call `resumed.id` (a GET with the
- * `Last-Event-ID` of a lean call's stream): the call did not survive its stream (a stream that
- * breaks cancels its call, and a replica that dies takes its calls with it), so its answer is a
- * JSON-RPC error the client can act on at once, instead of waiting out its request timeout.
- */
-async function endResumedCall(
-  res: ServerResponse,
-  sessionId: string,
-  resumed: { tag: string; id: string | number },
-  relay: AnswerRelay,
-): Promise<void> {
-  let why: string;
-  if (resumed.tag === relay.tag) {
-    why = 'its HTTP stream broke, and a call whose stream breaks is cancelled';
-  } else {
-    const alive = await relay.isAlive(resumed.tag).catch(() => undefined);
-    why =
-      alive === false
-        ? 'the gateway replica that was running it stopped before it finished'
-        : 'its HTTP stream to the gateway replica running it broke, and a call whose stream breaks is cancelled';
-  }
-  const error = {
-    jsonrpc: '2.0',
-    id: resumed.id,
-    error: {
-      code: -32000,
-      message: `The tool call did not finish: ${why}. Nothing more will come for it. Call the tool again (if it changes things, check first whether it had done its work).`,
-      data: { retryable: true },
-    },
-  };
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache, no-transform',
-    'mcp-session-id': sessionId,
-  });
-  res.end(`event: message\ndata: ${JSON.stringify(error)}\n\n`);
 }
 
 /**
@@ -200,23 +108,8 @@ async function serve(
   const onError = options.onError ?? (() => {});
   const identities = identitiesOf(options);
 
-  const allowedHostnames = [
-    ...localhostAllowedHostnames(),
-    ...(options.allowedHosts ?? []),
-    ...(isLoopbackHost(host) ? [] : [isIP(host) === 6 ? `[${host}]` : host]),
-  ];
-  const allowedOriginHostnames = [
-    ...localhostAllowedOrigins(),
-    ...(options.allowedOrigins ?? []).map((origin) => {
-      try {
-        return new URL(origin).hostname;
-      } catch {
-        throw new TypeError(
-          `serveGatewayHttp: allowed origin "${origin}" is not a URL (write https://host[:port]).`,
-        );
-      }
-    }),
-  ];
+  const allowedHostnames = allowedHostnamesOf(host, options.allowedHosts);
+  const allowedOriginHostnames = allowedOriginHostnamesOf(options.allowedOrigins);
 
   const made = createGatewayServerFactory(gateway, options.approvals, {
     allows: (identity, tool) => identities.allows(identity, tool),
@@ -248,47 +141,23 @@ async function serve(
 
   // With a shared state store, a session opened on one replica is served by any: its record is in
   // the store, and the answers to its questions reach the replica that asked.
-  const { state } = gateway;
-  const sessionStore = state ? new SessionStore(state, sessionIdleMs) : undefined;
-  const relay = state ? new AnswerRelay(state, (id) => sessions.get(id)?.deliver) : undefined;
-  const unsubscribers: (() => void)[] = [];
-  // Sessions closed lately (here or on another replica), so that a take-over that raced the close
-  // does not bring one back. Bounded: a minute of closes, at most 10,000.
-  const closedLately = new Map<string, number>();
-  const noteClosed = (id: string) => {
-    closedLately.set(id, Date.now());
-    for (const [old, at] of closedLately) {
-      if (closedLately.size <= 10_000 && Date.now() - at < 60_000) break;
-      closedLately.delete(old);
-    }
-  };
-  if (state && sessionStore && relay) {
+  let replicas: ReplicaSessions<Session> | undefined;
+  if (gateway.state) {
     try {
-      await relay.listen(onError);
-      unsubscribers.push(() => relay.close());
-      unsubscribers.push(
-        await sessionStore.onClosed((id) => {
-          noteClosed(id);
-          sessionStore.forget(id);
-          dropSession(id);
-        }),
-      );
-      // Closes published while the subscriber was away were missed: ask the store which of the
-      // sessions held here still exist.
-      unsubscribers.push(
-        state.onResubscribed(() => {
-          sessionStore.missing([...sessions.keys()]).then(
-            (gone) => {
-              for (const id of gone) dropSession(id);
-            },
-            () => {},
-          );
-        }),
+      replicas = await ReplicaSessions.start(
+        gateway.state,
+        sessionIdleMs,
+        {
+          sessions,
+          maxSessions,
+          opening: () => opening,
+          drop: (id) => dropSession(id),
+          open: (authInfo, id) => openSession(authInfo, id),
+        },
+        onError,
       );
     } catch (error) {
-      // A replica that cannot start says nothing is running here and leaves nothing behind.
-      for (const unsubscribe of unsubscribers) unsubscribe();
-      relay.close();
+      // A replica that cannot start leaves nothing behind.
       unsubscribeModern();
       made.dispose();
       throw error;
@@ -308,7 +177,7 @@ async function serve(
     session.timer.unref();
     session.lastUsed = Date.now();
     // In use here is in use: its record lives on; a record gone means it was closed elsewhere.
-    if (inStore) sessionStore?.touch(id, () => dropSession(id));
+    if (inStore) replicas?.touch(id);
   };
 
   const legacy = async (
@@ -348,23 +217,12 @@ async function serve(
       const response = await transport.handleRequest(request, options);
       // Not an initialize request: no session was made, so nothing must stay behind.
       if (transport.sessionId === undefined) await server.close().catch(() => {});
-      else if (sessionStore) {
+      else if (replicas) {
         // Recorded before the client learns the id: any replica can then serve its next request.
-        try {
-          await sessionStore.put(transport.sessionId, {
-            identity: principalOf(authInfo) as string,
-            initialize: initializeParams(parsedBody),
-          });
-        } catch (error) {
-          dropSession(transport.sessionId);
+        const refused = await replicas.record(transport.sessionId, authInfo, parsedBody);
+        if (refused) {
           void response.body?.cancel().catch(() => {});
-          return jsonRpcError(
-            503,
-            error instanceof StateUnavailableError
-              ? error.forClient
-              : 'The gateway could not record the session; retry shortly.',
-            { 'retry-after': '1' },
-          );
+          return jsonRpcError(refused.status, refused.message, refused.headers ?? {});
         }
       }
       return response;
@@ -412,103 +270,11 @@ async function serve(
       handOver: made.handOver,
     });
     lean.onerror = onError;
-    const wire: LeanTransport & { deliver?: (message: JSONRPCMessage) => void } = relay
-      ? relay.tagged(lean)
+    const wire: LeanTransport & { deliver?: (message: JSONRPCMessage) => void } = replicas
+      ? replicas.wire(lean)
       : lean;
     await server.connect(wire);
     return { server, transport };
-  };
-
-  // Sessions being taken over (by principal and id), so that two requests of one session arriving
-  // at once make one, and a request with another principal's id never joins or spoils it.
-  const restoring = new Map<string, Promise<Session | undefined | 'full'>>();
-  /**
-   * The session `id` opened on another replica, taken over here: its `initialize` replayed into a
-   * fresh server (the client's protocol version and capabilities as negotiated). `undefined` when
-   * the store has no such session, or another principal opened it; `'full'` when this replica
-   * holds `maxSessions` and none of its copies has been idle long enough to give way.
-   * @throws {StateUnavailableError} when the store cannot be read.
-   */
-  const takeOver = (
-    id: string,
-    authInfo: AuthInfo,
-    url: string,
-  ): Promise<Session | undefined | 'full'> => {
-    const key = `${principalOf(authInfo)}\0${id}`;
-    let pending = restoring.get(key);
-    if (!pending) {
-      pending = (async () => {
-        const record = await sessionStore?.get(id);
-        if (!record || record.identity !== principalOf(authInfo) || closedLately.has(id)) {
-          return undefined;
-        }
-        if (sessions.size + opening >= maxSessions && !giveWay()) return 'full';
-        const session = await replay(id, record, authInfo, url);
-        // Closed while it was being replayed (the close may have been announced before this
-        // replica held it): it must not come back.
-        if (session && (closedLately.has(id) || !(await sessionStore?.get(id)))) {
-          dropSession(id);
-          return undefined;
-        }
-        return session;
-      })().finally(() => restoring.delete(key));
-      restoring.set(key, pending);
-    }
-    return pending;
-  };
-  /** Drops this replica's copy of the shared session idle longest (a minute at least): any replica
-   * can take it over again. Whether one gave way. */
-  const giveWay = (): boolean => {
-    let oldest: [string, Session] | undefined;
-    for (const entry of sessions) {
-      if (!oldest || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
-    }
-    if (!oldest || Date.now() - oldest[1].lastUsed < 60_000) return false;
-    dropSession(oldest[0]);
-    return true;
-  };
-  const replay = async (
-    id: string,
-    record: SessionRecord,
-    authInfo: AuthInfo,
-    url: string,
-  ): Promise<Session | undefined> => {
-    const { server, transport } = await openSession(authInfo, id);
-    const post = (body: unknown, headers: Record<string, string> = {}) =>
-      transport.handleRequest(
-        new Request(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...headers,
-          },
-          body: JSON.stringify(body),
-        }),
-        { authInfo },
-      );
-    // The answers go nowhere: the client had them when the session was opened.
-    await (
-      await post({
-        jsonrpc: '2.0',
-        id: 'dsh-tools-take-over',
-        method: 'initialize',
-        params: record.initialize,
-      })
-    ).text();
-    const session = sessions.get(id);
-    if (!session) {
-      await server.close().catch(() => {});
-      return undefined;
-    }
-    const version = session.lean.protocolVersion;
-    await (
-      await post(
-        { jsonrpc: '2.0', method: 'notifications/initialized' },
-        { 'mcp-session-id': id, ...(version ? { 'mcp-protocol-version': version } : {}) },
-      )
-    ).text();
-    return session;
   };
 
   // Reached only by requests the Node handler below has checked; who is calling comes from there
@@ -537,101 +303,32 @@ async function serve(
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // Malformed Host and Origin headers are refused here, as the client's error: the request URL
-    // is built from Host, and one like "127.0.0.1@attacker.com" must never reach a URL parser.
-    if (!isWellFormedHost(req.headers.host)) {
-      req.resume();
-      return refuse(
-        res,
-        400,
-        'Malformed Host header: send host[:port], an IPv6 address in brackets ([::1]:8765).',
-      );
-    }
-    if (!isWellFormedOrigin(req.headers.origin)) {
-      req.resume();
-      return refuse(
-        res,
-        403,
-        'Forbidden: the Origin header is not an allowed origin (http(s)://host[:port]).',
-      );
-    }
-    // A declared length over the bound is refused before a byte of the body is read.
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      req.resume();
-      return refuse(res, 413, `Request body too large: at most ${maxBodyBytes} bytes.`);
-    }
-    if (!rules) await rulesSet;
-    const admit = await admission(req, rules as AdmissionRules);
-    if (admit.kind === 'refused') {
-      req.resume();
-      return refuse(res, admit.status, admit.message, admit.headers ?? {});
-    }
-    if (admit.kind === 'metadata') {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-      return void res.end(JSON.stringify(admit.body));
-    }
-    const admitted = admit.authInfo;
+    const admitted = await admitRequest(
+      req,
+      res,
+      () => rules ?? rulesSet.then(() => rules as AdmissionRules),
+      maxBodyBytes,
+    );
+    if (!admitted) return;
     const sessionId = req.headers['mcp-session-id'];
-    const replaying =
-      typeof sessionId === 'string'
-        ? restoring.get(`${principalOf(admitted)}\0${sessionId}`)
-        : undefined;
-    if (
-      sessionStore &&
-      typeof sessionId === 'string' &&
-      (replaying !== undefined || !sessions.has(sessionId))
-    ) {
-      // A session another replica opened: taken over here (or, unknown, answered 404 below); a
-      // request that arrives while it is being taken over waits for the take-over to finish.
-      let taken: Session | undefined | 'full';
-      try {
-        taken = await takeOver(sessionId, admitted, `http://${req.headers.host}${path}`);
-      } catch (error) {
-        if (!(error instanceof StateUnavailableError)) throw error;
+    if (replicas && typeof sessionId === 'string') {
+      const refused = await replicas.prepare(
+        req.method,
+        sessionId,
+        admitted,
+        `http://${req.headers.host}${path}`,
+      );
+      if (refused) {
         req.resume();
-        return refuse(res, 503, error.forClient, { 'retry-after': '1' });
+        return refuseWith(res, refused);
       }
-      if (taken === 'full') {
-        req.resume();
-        return refuse(
-          res,
-          503,
-          `Too many sessions: this gateway replica holds at most ${maxSessions} and none has been idle for a minute; retry (another replica may take the request), or close an unused session.`,
-          { 'retry-after': '5' },
-        );
-      }
-    }
-    if (
-      sessionStore &&
-      req.method === 'DELETE' &&
-      typeof sessionId === 'string' &&
-      sessions.get(sessionId)?.identity === principalOf(admitted)
-    ) {
-      // Closed in the store (and announced) before the SDK answers: a 200 means closed on every
-      // replica, and a store that cannot take the close answers 503, never a 200 it cannot keep.
-      try {
-        await sessionStore.delete(sessionId);
-        noteClosed(sessionId);
-      } catch (error) {
-        if (!(error instanceof StateUnavailableError)) throw error;
-        req.resume();
-        return refuse(res, 503, error.forClient, { 'retry-after': '1' });
-      }
-    }
-    const lastEventId = req.headers['last-event-id'];
-    if (
-      relay &&
-      req.method === 'GET' &&
-      typeof sessionId === 'string' &&
-      typeof lastEventId === 'string'
-    ) {
-      const resumed = resumedCall(lastEventId);
-      const owner = sessions.get(sessionId);
-      if (resumed && owner?.identity === principalOf(admitted)) {
-        req.resume();
-        return endResumedCall(res, sessionId, resumed, relay);
+      const lastEventId = req.headers['last-event-id'];
+      if (
+        req.method === 'GET' &&
+        typeof lastEventId === 'string' &&
+        sessions.get(sessionId)?.identity === principalOf(admitted)
+      ) {
+        if (await replicas.resume(res, sessionId, lastEventId)) return void req.resume();
       }
     }
     if (req.method !== 'POST') {
@@ -650,20 +347,13 @@ async function serve(
       const refused = batchRefusal(batchVersion(req, session?.lean));
       if (refused) return refuse(res, 400, refused, {}, -32600);
     }
-    if (relay && session && typeof sessionId === 'string') {
-      const routed = await routeAnswers(relay, sessionId, parsed);
-      if (routed === 'unavailable') {
-        return refuse(
-          res,
-          503,
-          "The gateway's state store did not take the answer to the replica that asked (the store is slow or down, or that replica is reconnecting to it); send the answer again.",
-          { 'retry-after': '1' },
-        );
-      }
+    if (replicas && session && typeof sessionId === 'string') {
+      const routed = await replicas.route(sessionId, parsed);
       if (routed === 'all') {
         res.writeHead(202).end();
         return;
       }
+      if (routed !== 'none' && 'status' in routed) return refuseWith(res, routed);
       if (routed !== 'none') {
         // A batch (2025-03-26) of answers to other replicas and messages for this one: the
         // others went on; this replica handles the rest.
@@ -682,7 +372,11 @@ async function serve(
       return refuse(res, status, limited.message, { 'retry-after': seconds }, -32000, call.id);
     }
     if (session && typeof sessionId === 'string' && leanEligible(req, parsed)) {
-      const sink = sseSink(res, sessionId, relay && call ? relay.eventIds(call.id) : undefined);
+      const sink = sseSink(
+        res,
+        sessionId,
+        replicas && call ? replicas.eventIds(call.id) : undefined,
+      );
       if (session.lean.takeCall(parsed, sink)) {
         sink.arm();
         leanCalls++;
@@ -766,7 +460,7 @@ async function serve(
     },
     close() {
       closing ??= (async () => {
-        for (const unsubscribe of unsubscribers) unsubscribe();
+        replicas?.close();
         unsubscribeModern();
         made.dispose();
         for (const id of [...sessions.keys()]) dropSession(id);
