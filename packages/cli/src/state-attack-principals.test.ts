@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadedIn, tempDir } from '../test/helpers';
+import { RawSession } from '../test/raw-mcp-http';
 import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveSharedGatewayHttp, tokenSha256 } from './http';
@@ -66,22 +67,7 @@ describe.runIf(hasRedisServer())('attack review: take-over shared between princi
   it("another principal's take-over in flight does not answer the owner 404", async () => {
     const a = await replica();
     const b = await replica();
-    const init = await fetch(a.url, {
-      method: 'POST',
-      headers: headers(ALICE),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'x', version: '1' },
-        },
-      }),
-    });
-    await init.text();
-    const sid = init.headers.get('mcp-session-id') as string;
+    const sid = (await new RawSession(a.url, ALICE).open()).id;
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => {
       release = r;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadedIn, tempDir } from '../test/helpers';
+import { RawSession } from '../test/raw-mcp-http';
 import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
@@ -53,31 +54,9 @@ describe.runIf(hasRedisServer())('attack review: 2025-era sessions shared throug
     ...(sid ? { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } : {}),
   });
 
+  /** A session opened (initialize, initialized) on `replica` by a client that can elicit. */
   async function open(replica: Replica): Promise<string> {
-    const res = await fetch(replica.http.url, {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: { elicitation: {} },
-          clientInfo: { name: 'review', version: '1' },
-        },
-      }),
-    });
-    await res.text();
-    expect(res.status).toBe(200);
-    const sid = res.headers.get('mcp-session-id') as string;
-    const ack = await fetch(replica.http.url, {
-      method: 'POST',
-      headers: headers(sid),
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    });
-    await ack.text();
-    return sid;
+    return (await new RawSession(replica.http.url, TOKEN).open({ elicitation: {} })).id;
   }
 
   async function list(replica: Replica, sid: string): Promise<number> {

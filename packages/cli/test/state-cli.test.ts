@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, cleanEnv, runCli, startServe, tempDir, writeConfig } from './helpers';
+import { RawSession } from './raw-mcp-http';
 import { hasRedisServer, type RedisServer, startRedis } from './redis-server';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
@@ -41,42 +42,13 @@ describe.runIf(hasRedisServer())('serve --http with limits in a store that goes 
     });
     const serve = await startServe([], { cwd, env: cleanEnv({ DSH_TOOLS_TOKEN: TOKEN }) });
     try {
-      const headers = {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      };
-      const init = await fetch(serve.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
-      expect(init.status).toBe(200);
-      await init.text();
-      const session = {
-        ...headers,
-        'mcp-session-id': init.headers.get('mcp-session-id') as string,
-        'mcp-protocol-version': '2025-06-18',
-      };
+      const session = await new RawSession(serve.url, TOKEN).open();
       const call = () =>
-        fetch(serve.url, {
-          method: 'POST',
-          headers: session,
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 2,
-            method: 'tools/call',
-            params: { name: 'read_file', arguments: { path: 'dsh-tools.json' } },
-          }),
+        session.post({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'read_file', arguments: { path: 'dsh-tools.json' } },
         });
       const before = await call();
       expect(before.status).toBe(200);
