@@ -11,13 +11,13 @@
  *   only: on a two-core machine three replicas cannot show scaling.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { formatNs, reportRatio } from './lib';
+import { cpuOf, formatNs, reportRatio } from './lib';
 
 const cliDir = dirname(createRequire(import.meta.url).resolve('@dsh-tools/cli/package.json'));
 const CLI = join(cliDir, 'dist/cli.mjs');
@@ -92,16 +92,6 @@ async function started(command: string, args: string[], ready: RegExp, env = {})
   });
   return { child, match };
 }
-
-const cpuOf = (pid: number | undefined): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 async function client(url: string, token: string): Promise<Client> {
   const c = new Client({ name: 'bench-cluster', version: '0.0.0' });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Bench } from 'tinybench';
 
 /** One task of a suite: a name and the function measured. */
@@ -120,4 +121,15 @@ export function formatNs(ns: number): string {
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
   return `${ns.toFixed(0)} ns`;
+}
+
+/** A process's CPU time so far (user + system), µs, from Linux's /proc; `undefined` elsewhere. */
+export function cpuOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -37,7 +37,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { formatNs, reportRatio, runSuite } from './lib';
+import { cpuOf, formatNs, reportRatio, runSuite } from './lib';
 
 const cliDir = dirname(createRequire(import.meta.url).resolve('@dsh-tools/cli/package.json'));
 const CLI = join(cliDir, 'dist/cli.mjs');
@@ -187,18 +187,6 @@ await viaHttp.connect(
 const notesHttp = await listening([NOTES_HTTP]);
 const directHttp = new Client({ name: 'bench-direct-http', version: '0.0.0' });
 await directHttp.connect(new StreamableHTTPClientTransport(new URL(notesHttp.url)));
-
-/** A child's CPU time so far, µs (Linux's /proc; `undefined` elsewhere). */
-const { readFileSync } = await import('node:fs');
-const cpuOf = (pid: number | undefined): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 const gateway = await buildGateway(await loadConfig(configFile));
 let id = 0;
