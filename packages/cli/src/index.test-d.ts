@@ -115,6 +115,8 @@ describe('public types', () => {
     expectTypeOf<{ redis: string }>().toExtend<StateOptions>();
     expectTypeOf<{ prefix: string }>().not.toExtend<StateOptions>();
     expectTypeOf<StateUnavailableError>().toExtend<Error>();
+    // ioredis is an optional peer: no public type may name it (a user without it must typecheck).
+    expectTypeOf<SharedState>().not.toHaveProperty('redis');
     expectTypeOf<NonNullable<DshToolsConfig['state']>['redis']>().toEqualTypeOf<string>();
   });
 });

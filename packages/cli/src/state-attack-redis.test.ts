@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
-import { openSharedState } from './state-redis';
+import { openRedisState } from './state-redis';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -14,7 +14,7 @@ describe.runIf(hasRedisServer())('attack review: the shared state connection', (
   });
 
   it('a subscribe that failed while Redis was gone, asked again once it is back, hears its channel', async () => {
-    const state = await openSharedState({ redis: redis.url, prefix: 'r:', deadlineMs: 500 });
+    const state = await openRedisState({ redis: redis.url, prefix: 'r:', deadlineMs: 500 });
     try {
       await state.subscribe('r:x', () => {}); // the subscriber connection exists
       await redis.kill();
@@ -44,7 +44,7 @@ describe.runIf(hasRedisServer())('attack review: the shared state connection', (
   });
 
   it('a first subscribe that failed (Redis gone) does not poison every later one', async () => {
-    const state = await openSharedState({ redis: redis.url, prefix: 'r:', deadlineMs: 500 });
+    const state = await openRedisState({ redis: redis.url, prefix: 'r:', deadlineMs: 500 });
     try {
       await redis.kill();
       const failed = await state

@@ -8,6 +8,7 @@ import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-serv
 import { buildGateway, type Gateway } from './gateway';
 import { type HttpGateway, serveGatewayHttp } from './http';
 import { createElicitationApprovals } from './serve';
+import { redisState, type SharedState } from './state-redis';
 import { AnswerRelay, SessionStore } from './state-sessions';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -85,7 +86,7 @@ describe.runIf(hasRedisServer())('attack review: seal key and memory', () => {
   it('a store that stalls once while a replica starts does not break its 2026-07-28 questions for good', async () => {
     const gateway = await build();
     // The store fails one command (as a stalled one times out): the read of the seal key.
-    const redisOfGateway = gateway.state?.redis as unknown as {
+    const redisOfGateway = redisState(gateway.state as SharedState).redis as unknown as {
       set: (...a: unknown[]) => Promise<unknown>;
     };
     const set = redisOfGateway.set;

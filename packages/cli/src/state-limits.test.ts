@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer, type RedisServer, startRedis } from '../test/redis-server';
 import { createLimiter, type LimitRefusal, type LimitSlot, MemoryLimiter } from './limits';
 import { StoreLimiter } from './state-limits';
-import { openSharedState, type SharedState } from './state-redis';
+import { openRedisState, type RedisState } from './state-redis';
 
 // Limits counted in a real redis-server by two limiters on two connections: two replicas of a
 // gateway, as far as the store can tell.
@@ -16,9 +16,9 @@ const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
 
 describe.runIf(hasRedisServer())('limits in the state store', () => {
   let server: RedisServer;
-  const states: SharedState[] = [];
+  const states: RedisState[] = [];
   const open = async (prefix = 'dsh:', deadlineMs = 500) => {
-    const state = await openSharedState({ redis: server.url, prefix, deadlineMs });
+    const state = await openRedisState({ redis: server.url, prefix, deadlineMs });
     states.push(state);
     return state;
   };
@@ -131,7 +131,7 @@ describe.runIf(hasRedisServer())('limits in the state store', () => {
 
   it('a slot of a replica that died mid-call is freed when its lease lapses; a live call keeps renewing it', async () => {
     const survivor = await open();
-    const dying = await openSharedState({ redis: server.url, deadlineMs: 500 });
+    const dying = await openRedisState({ redis: server.url, deadlineMs: 500 });
     const who = client();
     const config = { concurrent: 1 };
     const leaseMs = 1000;
@@ -189,10 +189,10 @@ describe.runIf(hasRedisServer())('limits in the state store', () => {
 
 describe.runIf(hasRedisServer())('limits when the state store is gone', () => {
   let server: RedisServer;
-  let state: SharedState;
+  let state: RedisState;
   beforeAll(async () => {
     server = await startRedis();
-    state = await openSharedState({ redis: server.url, deadlineMs: 400 });
+    state = await openRedisState({ redis: server.url, deadlineMs: 400 });
   });
   afterAll(async () => {
     await state?.close();
@@ -201,7 +201,7 @@ describe.runIf(hasRedisServer())('limits when the state store is gone', () => {
 
   it('a store too slow to answer refuses the call at the deadline, while the store is still stalled', async () => {
     const limiter = createLimiter({ callsPerMinute: 100 }, new Map(), state);
-    const admin = await openSharedState({ redis: server.url });
+    const admin = await openRedisState({ redis: server.url });
     try {
       const pauseMs = 3000;
       await admin.redis.call('CLIENT', 'PAUSE', String(pauseMs), 'ALL');

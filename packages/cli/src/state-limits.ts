@@ -12,7 +12,13 @@ import {
   limitsInterceptor,
   perMinuteRefusal,
 } from './state-limits-rules';
-import { inStore, type SharedState, StateUnavailableError } from './state-redis';
+import {
+  inStore,
+  type RedisState,
+  redisState,
+  type SharedState,
+  StateUnavailableError,
+} from './state-redis';
 
 /**
  * Limits counted in the state store, so that every replica of a gateway spends one budget. Each
@@ -165,7 +171,7 @@ const keyPart = (s: string) => encodeURIComponent(s);
 export class StoreLimiter implements CallLimiter {
   readonly #defaults: LimitsConfig | undefined;
   readonly #perClient: ReadonlyMap<string, LimitsConfig>;
-  readonly #state: SharedState;
+  readonly #state: RedisState;
   readonly #scripts: LimitScripts;
   readonly #leaseMs: number;
 
@@ -177,8 +183,8 @@ export class StoreLimiter implements CallLimiter {
   ) {
     this.#defaults = defaults;
     this.#perClient = perClient;
-    this.#state = state;
-    this.#scripts = scriptsOf(state.redis);
+    this.#state = redisState(state);
+    this.#scripts = scriptsOf(this.#state.redis);
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   }
 

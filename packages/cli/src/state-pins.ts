@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { type LockChange, type Lockfile, PinsFileError, parseLockfile } from './pins-file';
-import { inStore, type SharedState } from './state-redis';
+import { inStore, type RedisState, redisState, type SharedState } from './state-redis';
 
 /**
  * Tool pins in the state store shared by a gateway's replicas. The store holds the lockfile's
@@ -50,7 +50,7 @@ const fieldOf = (server: string, tool: string) => JSON.stringify([server, tool])
 
 /** The pins of a store, where they live, and how to follow them. */
 export class StorePins {
-  readonly #state: SharedState;
+  readonly #state: RedisState;
   readonly #scripts: PinScripts;
   readonly #keys: readonly [string, string, string];
   /** The store as messages name it. */
@@ -62,7 +62,8 @@ export class StorePins {
   /** The last command failed (a store that is slow, or gone without the connection knowing). */
   #failing = false;
 
-  constructor(state: SharedState) {
+  constructor(shared: SharedState) {
+    const state = redisState(shared);
     this.#state = state;
     const redis = state.redis as unknown as Partial<PinScripts>;
     if (!redis.dshPinsApply) {

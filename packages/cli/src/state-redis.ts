@@ -146,12 +146,11 @@ export async function inStore<T>(
 }
 
 /**
- * A connected state store, as the gateway's parts use it: the command connection, one
- * subscriber connection shared by everything that listens (made on first use), the key prefix and
- * the deadline.
+ * A connected state store, as a host hands it to `buildGateway({ state })`: its key prefix,
+ * deadline and channels. Its Redis connection is the CLI's own business ({@link RedisState}):
+ * ioredis is an optional peer, so no public type names it.
  */
 export interface SharedState {
-  readonly redis: Redis;
   readonly prefix: string;
   readonly deadlineMs: number;
   /** The URL, password hidden, for operators' messages (never for a client: see `redactedUrl`). */
@@ -170,8 +169,34 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Connects to the store of `options` (see {@link connectRedis}) and shares it. */
-export async function openSharedState(options: StateOptions): Promise<SharedState> {
+/** A state store with its command connection, as the gateway's parts use it. */
+export interface RedisState extends SharedState {
+  readonly redis: Redis;
+}
+
+/**
+ * `state` with its Redis connection.
+ * @throws {TypeError} for a state that {@link openSharedState} did not make.
+ */
+export function redisState(state: SharedState): RedisState {
+  if (!('redis' in state)) {
+    throw new TypeError(
+      'A state store must come from openSharedState (it holds the Redis connection the gateway uses).',
+    );
+  }
+  return state as RedisState;
+}
+
+/**
+ * Connects to the store of `options` (see {@link connectRedis}) and shares it: the command
+ * connection, and one subscriber connection shared by everything that listens (made on first use).
+ */
+export function openSharedState(options: StateOptions): Promise<SharedState> {
+  return openRedisState(options);
+}
+
+/** {@link openSharedState}, typed with its connection (for the CLI's parts and tests). */
+export async function openRedisState(options: StateOptions): Promise<RedisState> {
   const redis = await connectRedis(options);
   const deadlineMs = options.deadlineMs ?? STATE_DEFAULTS.deadlineMs;
   const listeners = new Map<string, Set<(message: string) => void>>();

@@ -341,8 +341,11 @@ describe.runIf(hasRedisServer())('serve --http replicas sharing a Redis store', 
 });
 
 describe('AnswerRelay.tagged: the ids of a replica’s questions, and their answers', () => {
-  // `tagged` uses no store: a relay over a state that is never reached.
-  const relay = new AnswerRelay({ prefix: 'unit:' } as SharedState, () => undefined);
+  // `tagged` uses no store: a relay over a connection that is never used.
+  const relay = new AnswerRelay(
+    { prefix: 'unit:', redis: {} } as unknown as SharedState,
+    () => undefined,
+  );
   function wire() {
     const sent: JSONRPCMessage[] = [];
     const lean = {

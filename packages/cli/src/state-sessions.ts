@@ -6,14 +6,15 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { LeanCallSink, LeanTransport } from './serve-lean-calls';
-import { inStore, type SharedState } from './state-redis';
+import { inStore, type RedisState, redisState, type SharedState } from './state-redis';
 
 /**
  * The key that seals a 2026-07-28 call's `requestState` between its rounds, the same on every
  * replica: the first replica to start makes it (at random) and the others read it, so a round
  * answered through another replica verifies there. It never leaves the store.
  */
-export async function sharedSealKey(state: SharedState): Promise<Buffer> {
+export async function sharedSealKey(shared: SharedState): Promise<Buffer> {
+  const state = redisState(shared);
   const key = `${state.prefix}seal-key`;
   const made = randomBytes(32).toString('base64');
   return inStore('read the shared seal key', state.deadlineMs, async () => {
@@ -57,13 +58,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * is announced, so the others drop their copies too.
  */
 export class SessionStore {
-  readonly #state: SharedState;
+  readonly #state: RedisState;
   readonly #idleMs: number;
   /** When each session's expiry was last pushed back from here (pushed at most every tenth). */
   readonly #touched = new Map<string, number>();
 
   constructor(state: SharedState, idleMs: number) {
-    this.#state = state;
+    this.#state = redisState(state);
     this.#idleMs = idleMs;
   }
 
@@ -212,7 +213,7 @@ interface RoutedAnswer {
 export class AnswerRelay {
   /** This replica's tag: random per process, so a restarted replica never takes another's answers. */
   readonly tag = randomBytes(6).toString('hex');
-  readonly #state: SharedState;
+  readonly #state: RedisState;
   readonly #sessions: (id: string) => ((message: JSONRPCMessage) => void) | undefined;
   #unsubscribe: (() => void) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -221,7 +222,7 @@ export class AnswerRelay {
     state: SharedState,
     sessions: (id: string) => ((message: JSONRPCMessage) => void) | undefined,
   ) {
-    this.#state = state;
+    this.#state = redisState(state);
     this.#sessions = sessions;
   }
 

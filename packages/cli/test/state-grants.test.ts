@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway, type Gateway } from '../src/gateway';
 import { createRedisGrantStore, grantStoreOf, type RedisGrantStore } from '../src/state-grants';
-import { openSharedState, type SharedState, StateUnavailableError } from '../src/state-redis';
+import { openRedisState, type RedisState, StateUnavailableError } from '../src/state-redis';
 import { loadedIn, tempDir } from './helpers';
 import { hasRedisServer, type RedisServer, startRedis } from './redis-server';
 
@@ -53,7 +53,7 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
 
   /** A connection of its own, as an operator's `dsh-tools grant` opens it. */
   async function operator(prefix: string): Promise<SharedGrantStore> {
-    const state = await openSharedState({ redis: server.url, prefix, deadlineMs: 1000 });
+    const state = await openRedisState({ redis: server.url, prefix, deadlineMs: 1000 });
     opened.push(state);
     return createRedisGrantStore(state, { listen: false });
   }
@@ -115,7 +115,7 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
 
   /** Whether `gateway`'s store lists grant `id` now. */
   async function grantsSeen(gateway: Gateway, id: string): Promise<boolean> {
-    const state = gateway.state as SharedState;
+    const state = gateway.state as RedisState;
     return (await grantStoreOf(state).list()).some((g) => g.id === id);
   }
 
@@ -150,7 +150,7 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
   it('a replica hears of a grant added or revoked elsewhere at once (not at the end of its kept list)', async () => {
     const prefix = freshPrefix();
     const states = await Promise.all(
-      [0, 1].map(() => openSharedState({ redis: server.url, prefix, deadlineMs: 1000 })),
+      [0, 1].map(() => openRedisState({ redis: server.url, prefix, deadlineMs: 1000 })),
     );
     opened.push(...states);
     const [mine, theirs] = states.map((state) =>
@@ -166,7 +166,7 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
 
   it('a grant in the store that cannot be read is reported and skipped; the others still list', async () => {
     const prefix = freshPrefix();
-    const state = await openSharedState({ redis: server.url, prefix, deadlineMs: 1000 });
+    const state = await openRedisState({ redis: server.url, prefix, deadlineMs: 1000 });
     opened.push(state);
     const errors: unknown[] = [];
     const store = createRedisGrantStore(state, { listen: false, onError: (e) => errors.push(e) });
@@ -198,7 +198,7 @@ describe.runIf(hasRedisServer())('grants shared by replicas through Redis', () =
 
   it('store down: a grant does not apply (the call is refused as without it, reported), and applies again once Redis is back', async () => {
     const prefix = freshPrefix();
-    const state = await openSharedState({ redis: server.url, prefix, deadlineMs: 500 });
+    const state = await openRedisState({ redis: server.url, prefix, deadlineMs: 500 });
     opened.push(state);
     const errors: unknown[] = [];
     const dir = tempDir('dsh-grants-');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openSharedState, type SharedState } from '../src/state-redis';
+import { openRedisState, type RedisState } from '../src/state-redis';
 import { assertBuilt, type ServeProcess, startServe, tempDir, until, writeConfig } from './helpers';
 import { RawSession, resultText } from './raw-mcp-http';
 import { hasRedisServer, type RedisServer, startRedis } from './redis-server';
@@ -38,12 +38,12 @@ describe.runIf(hasRedisServer())(
   'a replica killed mid-call, with limits in the state store',
   () => {
     let redis: RedisServer;
-    let state: SharedState;
+    let state: RedisState;
     const serves: ServeProcess[] = [];
     beforeAll(async () => {
       assertBuilt();
       redis = await startRedis();
-      state = await openSharedState({ redis: redis.url, prefix: 'kill-test:' });
+      state = await openRedisState({ redis: redis.url, prefix: 'kill-test:' });
     });
     afterAll(async () => {
       await Promise.allSettled(serves.map((s) => s.stop()));
