@@ -3,7 +3,7 @@ import type {
   PermissionGrant,
   SharedGrantStore,
 } from '@dsh-tools/interceptors-permission';
-import { inStore, type RedisState, redisState, type SharedState } from './state-redis';
+import { inStore, redisState, type SharedState } from './state-redis';
 
 // Keys, under the state's prefix: `grants` (a set of ids) and `grant:<id>` (a hash: `grant`, the
 // grant's JSON without its counters; `uses`, the uses left, when counted; `exp`, when it expires,
