@@ -14,6 +14,11 @@ export interface OperandSpec {
    * first written (`chmod MODE files`), the first written and the rest read (`zip out.zip files`).
    */
   readonly operands?: 'read' | 'write' | 'lastWrite' | 'skipFirstWrite' | 'firstWrite' | 'none';
+  /**
+   * With one of these options the first operand is a file too, not a mode or an owner
+   * (`chmod --reference=RFILE FILE`).
+   */
+  readonly firstIsFileOpts?: readonly string[];
   /** `-i` makes the files written too (sed). */
   readonly inPlace?: boolean;
   readonly dd?: boolean;
@@ -90,7 +95,8 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   b2sum: R,
   cksum: R,
   sum: R,
-  hexdump: { values: ['-n', '-s', '-e', '-f'] },
+  // `-f FILE` reads its format from a file, and prints a bad one in its error message.
+  hexdump: { values: ['-n', '-s', '-e'], readOpts: ['-f'] },
   hd: R,
   head: { values: TEXT_VALUES },
   tail: { values: TEXT_VALUES },
@@ -225,9 +231,13 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   mkdir: { values: ['-m', '--mode'], operands: 'write' },
   truncate: { values: ['-s', '--size', '-r', '--reference'], operands: 'write' },
   shred: { values: ['-n', '-s', '--iterations', '--size'], operands: 'write' },
-  chmod: { operands: 'skipFirstWrite', values: ['--reference'] },
-  chown: { operands: 'skipFirstWrite', values: ['--reference', '--from'] },
-  chgrp: { operands: 'skipFirstWrite', values: ['--reference'] },
+  chmod: { operands: 'skipFirstWrite', values: ['--reference'], firstIsFileOpts: ['--reference'] },
+  chown: {
+    operands: 'skipFirstWrite',
+    values: ['--reference', '--from'],
+    firstIsFileOpts: ['--reference'],
+  },
+  chgrp: { operands: 'skipFirstWrite', values: ['--reference'], firstIsFileOpts: ['--reference'] },
   dd: { dd: true, operands: 'none' },
   tar: {
     values: ['-C', '--directory', '--exclude', '-T', '--files-from'],

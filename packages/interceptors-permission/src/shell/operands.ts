@@ -27,7 +27,9 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
   const readOpts = new Set(spec?.readOpts ?? []);
   const writeOpts = new Set(spec?.writeOpts ?? []);
   const scriptOpts = new Set(spec?.scriptOpts ?? []);
+  const firstIsFileOpts = new Set(spec?.firstIsFileOpts ?? []);
   let scriptGiven = false;
+  let firstIsFile = false;
   let inPlace = false;
   let optionsDone = false;
   for (let i = 1; i < argv.length; i++) {
@@ -41,6 +43,7 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
       const eq = v.indexOf('=');
       const opt = eq < 0 ? v : v.slice(0, eq);
       if (scriptOpts.has(opt)) scriptGiven = true;
+      if (firstIsFileOpts.has(opt)) firstIsFile = true;
       if (
         spec?.inPlace &&
         (opt === '-i' || opt.startsWith('--in-place') || /^-[a-zA-Z]*i/.test(opt))
@@ -94,7 +97,7 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
     const last = operands.length > 1 ? operands.pop() : undefined;
     reads.push(...operands);
     if (last) writes.push(last);
-  } else if (mode === 'skipFirstWrite') writes.push(...operands.slice(1));
+  } else if (mode === 'skipFirstWrite') writes.push(...operands.slice(firstIsFile ? 0 : 1));
   else if (mode === 'firstWrite') {
     writes.push(...operands.slice(0, 1));
     reads.push(...operands.slice(1));
