@@ -1,3 +1,4 @@
+import { isRecord } from '@dsh-tools/policy-kit';
 import { canonicalJson, type PinnedDefinition } from './pins-file';
 
 const MAX_ENTRIES = 8;
@@ -11,9 +12,6 @@ const short = (value: unknown, limit: number): string => {
       ? `${text.slice(0, limit)}… (${text.length} characters)`
       : text;
 };
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One changed leaf: its path, and the line that shows it (old and new values, cut). */
 interface Change {

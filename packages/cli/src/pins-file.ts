@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isRecord } from '@dsh-tools/policy-kit';
 
 /**
  * The pins lockfile (`dsh-tools.lock.json`): its shape, its checks, and how a process changes it
@@ -67,9 +68,6 @@ export function canonicalJson(value: unknown): string {
 /** The fingerprint of a definition. */
 export const fingerprint = (definition: PinnedDefinition): string =>
   createHash('sha256').update(canonicalJson(definition)).digest('hex');
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads and checks a lockfile's text; `file` names it in errors. */
 export function parseLockfile(text: string, file: string): Lockfile {

@@ -1,3 +1,4 @@
+import { isRecord } from '@dsh-tools/policy-kit';
 import type {
   CallToolResult,
   JSONRPCMessage,
@@ -73,9 +74,6 @@ interface LeanRequest {
   readonly method: 'tools/call';
   readonly params: { readonly name: string; readonly arguments?: Record<string, unknown> };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isRequestId = (value: unknown): value is RequestId =>
   typeof value === 'string' || Number.isSafeInteger(value);

@@ -1,4 +1,5 @@
 import { type McpToolMetadata, mcpToolMetadata } from '@dsh-tools/mcp-bridge';
+import { isRecord } from '@dsh-tools/policy-kit';
 import type { ToolExecutionResult, ToolHints } from '@dsh-tools/protocol';
 import { compileSchema, type SchemaValidator, type ToolRegistry } from '@dsh-tools/registry';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
@@ -9,9 +10,6 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
  * server, and to a client the gateway is that server.
  */
 export const UNTRUSTED_ANNOTATIONS_META = 'dsh-tools/annotationsTrusted';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A local tool's hints as MCP annotations (they are ours, so they are vouched for). */
 function annotationsOf(hints: ToolHints | undefined): ToolAnnotations | undefined {

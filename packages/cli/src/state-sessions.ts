@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isRecord } from '@dsh-tools/policy-kit';
 import type {
   JSONRPCMessage,
   MessageExtraInfo,
@@ -48,9 +49,6 @@ const MAX_TOUCHED = 10_000;
 
 /** How many questions of one session may wait for their answers at once. */
 const MAX_ASKED = 256;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The 2025-era sessions of every replica, in the store: each lives as long as it is used
