@@ -20,8 +20,10 @@ export const interpreter =
     fx.readOnly = false;
     fx.partial = true;
     for (const w of argv.slice(1)) {
+      // The first word that is not an option too: `deno eval CODE`.
+      if (w.literal && inline.test(w.value))
+        notUnderstood(fx, `${w.value} runs code given on the command line`);
       if (!w.literal || !w.value.startsWith('-')) break;
-      if (inline.test(w.value)) notUnderstood(fx, `${w.value} runs code given on the command line`);
     }
     if (argv[1]?.value === '-')
       notUnderstood(fx, `${argv[0]?.value} - runs code from its standard input`);
@@ -252,10 +254,21 @@ export const curl: Model = (argv) => {
   const fx = effectsOf('curl');
   fx.network = true;
   fx.readOnly = false;
-  const data: OptionKind = (v, f) => {
+  const data: OptionKind = (v, f, option) => {
     const at = v.value.indexOf('@');
+    // A form field read from a file (`-F 'name=<FILE'`), a value url-encoded from one
+    // (`--data-urlencode name@FILE`), and a cookie option's value without `=` (a cookie file)
+    // are files read too.
+    const form = option === '-F' || option === '--form';
+    const from = form
+      ? /^[^=]*=</.exec(v.value)
+      : option === '--data-urlencode'
+        ? /^[^=@]*@/.exec(v.value)
+        : null;
     if (at >= 0 && (at === 0 || v.value[at - 1] === '='))
       f.reads.push(syntheticWord(v.value.slice(at + 1), v.literal));
+    else if (from) f.reads.push(syntheticWord(v.value.slice(from[0].length), v.literal));
+    else if ((option === '-b' || option === '--cookie') && !v.value.includes('=')) f.reads.push(v);
     else if (!v.literal) f.reads.push(v);
   };
   const urls = readOptions(
