@@ -139,8 +139,10 @@ export function judgeAwkProgram(program: ShellWord, fx: ProgramEffects): void {
     return;
   }
   const code = program.value.replace(/"(\\.|[^"\\])*"/g, '""');
+  // gawk calls a function by a name held in a variable (`f = "sys" "tem"; @f("cmd")`), built-in
+  // ones too: an indirect call may be system().
   const reach =
-    /\bsystem\s*\(|\||print[f]?\b[^;}\n]*>|\bgetline\b|@(include|load)|\bENVIRON\b|\bclose\s*\(|\bfflush\s*\(/;
+    /\bsystem\s*\(|\||print[f]?\b[^;}\n]*>|\bgetline\b|@(include|load)|@[A-Za-z_][A-Za-z0-9_:]*\s*\(|\bENVIRON\b|\bclose\s*\(|\bfflush\s*\(/;
   const hit = reach.exec(code.replace(/\|\|/g, ' OR '));
   if (hit)
     notUnderstood(
