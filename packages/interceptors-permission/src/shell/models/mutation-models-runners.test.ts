@@ -266,3 +266,74 @@ describe('options the models do not know, and options given a value they do not 
     expect(d.reason).toContain(why);
   });
 });
+
+describe('downloads saved under the name the URL ends with', () => {
+  it.each([
+    'curl -O http://x/dir/src',
+    'curl -sO http://x/dir/src',
+    'curl --remote-name http://x/dir/src',
+    'curl --remote-name-all http://x/dir/src',
+    'curl -O http://x/dir/src?a=b',
+    'curl -O http://x/dir/src#top',
+    'wget http://x/dir/src',
+    'wget -q http://x/dir/src',
+  ])('%s writes ./src: denied', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('deny');
+  });
+  it.each([
+    ['curl -O http://x/a.txt?src', 'curl -O writes the file a.txt'],
+    ['curl -O http://x/', 'not known before it runs'],
+    ['curl -O http://x/..', 'not known before it runs'],
+    ['wget http://x/a.txt', 'wget writes the file a.txt'],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+  it.each(['wget --spider http://x/src', 'wget -O - http://x/src', 'curl http://x/src'])(
+    '%s saves nothing: allowed',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('allow');
+    },
+  );
+});
+
+describe('plan mode runs what the runners model as read-only', () => {
+  let plan: PermissionInterceptor;
+  beforeAll(async () => {
+    const { root, home } = makeProject();
+    plan = permissionInterceptor({ cwd: root, home, mode: 'plan', rules: {} });
+    await plan.ready;
+  });
+  it.each([
+    'tee',
+    'tee -a',
+    'node --version',
+    'npm -v',
+    'python3 --help',
+    'pnpm --version',
+    'dd if=README.md',
+    'tar -tf a.tar',
+  ])('%s: allowed', async (line) => {
+    const d = await plan.explain(bash(line));
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each([
+    'tee out.txt',
+    'node x.js',
+    'node --version x',
+    'npm test',
+    'npm -v test',
+    'dd if=README.md of=out',
+    'tar -cf out.tar README.md',
+    'cp README.md out',
+    'ln -s README.md out',
+    'curl http://x',
+    'wget --spider http://x',
+  ])('%s: not allowed', async (line) => {
+    const d = await plan.explain(bash(line));
+    expect(d.behavior, d.reason).not.toBe('allow');
+  });
+});
