@@ -106,9 +106,13 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
       short: { l: 'flag', z: 'flag', f: 'read' },
     },
     judge: (operands, argv, fx) => {
+      // One operand is a key read, except `git config edit` (git 2.46), which opens the file in
+      // an editor.
       if (
         given(argv, /^(--get|--list|-l$)/) ||
-        (operands.length === 1 && !given(argv, /^--(unset|replace|add|rename|remove)/))
+        (operands.length === 1 &&
+          operands[0]?.value !== 'edit' &&
+          !given(argv, /^--(unset|replace|add|rename|remove)/))
       )
         return;
       // Setting a value writes the configuration file.
@@ -121,10 +125,10 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
     table: { long: flags('--patch --stat --name-only --include-untracked'), short: flags('p u') },
     judge: (operands, argv, fx) => {
       const verb = operands[0]?.value ?? 'push';
-      if (verb === 'list') return;
-      if (verb === 'show') {
-        // A stash is a commit: its patch may hold anything.
-        if (given(argv, /^(-p|--patch)$/)) fx.history = true;
+      if (verb === 'list' || verb === 'show') {
+        // A stash is a commit: its patch may hold anything. `git stash list` takes log's options
+        // (`list -p` prints every stash's patch); `-p` may come among other letters (`show -up`).
+        if (given(argv, /^(-[a-zA-Z]*p[a-zA-Z]*|--patch)$/)) fx.history = true;
         return;
       }
       changes(fx);
