@@ -62,18 +62,40 @@ export const declare: Model = (argv) => {
 /** Parameters whose value is always a number (`$#`, `$?`, `${#x}`): comparing them runs nothing. */
 const NUMERIC_PARAMETER = /^"?(\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})"?$/;
 const ARITHMETIC = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+/** Words after which test and `[` read a unary operator (`[` itself when the parser keeps it). */
+const UNARY_POSITION = new Set(['[', '!', '-a', '-o', '(']);
+/** test's binary operators: a word before one is its left operand, never an operator. */
+const BINARY = new Set([...ARITHMETIC, '=', '==', '!=', '<', '>', '-nt', '-ot', '-ef', '-a', '-o']);
 /** test / `[`: `-v name[subscript]` and arithmetic comparisons of names evaluate code. */
 export function judgeTestWords(
   words: readonly ShellWord[],
   fx: ProgramEffects,
   arithmetic: boolean,
 ): void {
+  // `[ … ]` ends with `]`, which is no operand.
+  const end = words.at(-1)?.value === ']' ? words.length - 1 : words.length;
   words.forEach((w, i) => {
     if (w.literal && (w.value === '-v' || w.value === '-R')) {
       const name = words[i + 1];
-      if (name?.value.includes('[') && !/\[[0-9@*]+\]$/.test(name.value))
+      // A name not known before it runs may be one with a subscript: `x='a[$(rm …)]'; [[ -v $x ]]`.
+      if (name && !name.literal)
+        notUnderstood(
+          fx,
+          `${w.value} ${name.text} names a variable not known before it runs, whose subscript may run commands`,
+        );
+      else if (name?.value.includes('[') && !/\[[0-9@*]+\]$/.test(name.value))
         notUnderstood(fx, `${w.value} ${name.text} evaluates a subscript, which may run commands`);
     }
+    // test and `[` take their operators from the words as they expand: `[ $op "$x" ]` with
+    // op=-v is `-v` on a name not known either.
+    if (
+      !arithmetic &&
+      !w.literal &&
+      (i === 0 || UNARY_POSITION.has((words[i - 1] as ShellWord).value)) &&
+      i + 1 < end &&
+      !BINARY.has((words[i + 1] as ShellWord).value)
+    )
+      notUnderstood(fx, `${w.text} may be the operator -v, which evaluates a subscript`);
     // `[[ a -eq b ]]` evaluates both sides as arithmetic; `test` and `[` only compare integers.
     if (arithmetic && w.literal && ARITHMETIC.has(w.value)) {
       for (const side of [words[i - 1], words[i + 1]]) {
