@@ -66,7 +66,8 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
         ...values('--sort --contains --no-contains --points-at --format'),
         ...opts('--merged --no-merged --column --color', 'opt'),
         ...opts('--annotate --sign --force --delete --verify --edit --no-sign', 'change'),
-        ...opts('--message --file --local-user --cleanup', 'value'),
+        ...opts('--message --local-user --cleanup', 'value'),
+        '--file': 'read',
       },
       short: {
         l: 'flag',

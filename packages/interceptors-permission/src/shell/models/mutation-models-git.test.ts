@@ -31,7 +31,7 @@ beforeAll(async () => {
     cwd: root,
     home,
     rules: {
-      allow: ['Bash(git stash:*)', 'Bash(git config:*)'],
+      allow: ['Bash(git stash:*)', 'Bash(git config:*)', 'Bash(git tag:*)'],
       deny: ['Read(./.env)', 'Edit(./.git/**)'],
     },
   });
@@ -86,4 +86,23 @@ describe('git config', () => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
+});
+
+describe('git tag', () => {
+  // Before, --file took a value that is not a file (-F read one): `git tag -a v1 --file .env`
+  // was allowed under Read(./.env) and kept .env as the tag's message.
+  it.each(['git tag -a v1 --file .env', 'git tag -a v1 --file=.env', 'git tag -a v1 -F .env'])(
+    '%s reads .env: denied',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
+  it.each(['git tag', 'git tag -l', "git tag -l 'v*'", 'git tag --list --sort -version:refname'])(
+    '%s lists: allowed',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('allow');
+    },
+  );
 });
