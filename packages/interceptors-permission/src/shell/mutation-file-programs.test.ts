@@ -105,7 +105,7 @@ describe('the value of an option that takes one is not a file', () => {
     ['truncate OPT src/a.ts README.md', ['-s', '--size', '-r', '--reference']],
     ['shred OPT src/a.ts README.md', ['-n', '-s', '--iterations', '--size']],
     // After the owner, every operand is written.
-    ['chown OPT src/a.ts me README.md', ['--from']],
+    ['chown me OPT src/a.ts README.md', ['--from']],
     // The archive is written, the rest read.
     [
       'zip out.zip OPT .env README.md',
@@ -123,6 +123,10 @@ describe('the value of an option that takes one is not a file', () => {
     'head --lines=.env README.md',
     'touch --reference=.env README.md',
     'chmod --reference=README.md README.md',
+    // --reference reads the mode of the file it names, not its content.
+    'chmod --reference=.env README.md',
+    'chgrp --reference=.env README.md',
+    'chown --reference=.env README.md',
   ])('%s (the value attached): allowed', async (line) => {
     expect(await behaviorOf(line)).toBe('allow');
   });
@@ -145,6 +149,10 @@ describe('an option whose value is a file', () => {
     'zip -Osrc/a.zip old.zip',
     'zip -b src out.zip README.md',
     'zip --temp-path src out.zip README.md',
+    // After =, or attached: the value is no operand, so only the table makes it written.
+    'zip --output-file=src/a.zip old.zip',
+    'zip --temp-path=src out.zip README.md',
+    'zip -bsrc out.zip README.md',
   ])('%s: denied', async (line) => {
     expect(await behaviorOf(line)).toBe('deny');
   });
