@@ -244,3 +244,143 @@ describe('hexdump -f reads its format from a file', () => {
     },
   );
 });
+
+describe('programs with a model, run by a git alias: the table decides deny or ask', () => {
+  // A git alias that runs a program (`-c alias.x='!sort -o src/a.ts README.md' x`) asks under a
+  // rule for git (the configuration is not one known to be safe), and the words it runs are found
+  // by this table, not by the program's model. Whether a path rule denies it or it only asks
+  // matters: in bypassPermissions mode what only asks runs.
+  const alias = (line: string) => `git -c alias.x='!${line}' x`;
+  it.each([
+    // Written: the option's value, the last operand, every operand, a file edited in place.
+    'sort -o src/a.ts README.md',
+    'sort --output src/a.ts README.md',
+    'sed -i p src/a.ts',
+    'cp README.md src/a.ts',
+    'cp -t src README.md',
+    'cp --target-directory src README.md',
+    'mv README.md src/a.ts',
+    'mv -t src README.md',
+    'mv --target-directory src README.md',
+    'install README.md src/a.ts',
+    'install -t src README.md',
+    'install --target-directory src README.md',
+    'ln README.md src/a.ts',
+    'ln -t src README.md',
+    'ln --target-directory src README.md',
+    'tee src/a.ts',
+    'dd of=src/a.ts',
+    'tar -c -f src/a.tar README.md',
+    'tar -c --file src/a.tar README.md',
+    // Read: the option's value, an operand before the pattern given by option.
+    'dd if=.env',
+    'mv .env out',
+    'grep .env -e x',
+    'grep .env -f README.md',
+    'grep .env --regexp x',
+    'grep .env --file README.md',
+    'grep -f.env x',
+    'egrep .env -e x',
+    'egrep .env -f README.md',
+    'egrep -f.env x',
+    'fgrep .env -e x',
+    'fgrep .env -f README.md',
+    'fgrep -f.env x',
+    'rg .env -e x',
+    'rg .env -f README.md',
+    'rg .env --regexp x',
+    'rg .env --file README.md',
+    'rg .env --files',
+    'rg -f.env x',
+    'rg --ignore-file .env x',
+    'sed .env -e p',
+    'sed .env -f README.md',
+    'sed .env --expression p',
+    'sed .env --file README.md',
+    'sed -f.env README.md',
+    'awk .env -f README.md',
+    'awk .env --file README.md',
+    'awk -f.env README.md',
+    'gawk .env -f README.md',
+    'gawk .env --file README.md',
+    'gawk -f.env README.md',
+    'mawk .env -f README.md',
+    'mawk -f.env README.md',
+    'nawk .env -f README.md',
+    'nawk -f.env README.md',
+    'jq --slurpfile .env . x',
+    'jq --rawfile .env . x',
+    'jq --from-file .env x',
+    'jq -f .env x',
+    'tar -c -T .env -f out.tar',
+    'tar -c --files-from .env -f out.tar',
+  ])('%s: denied', async (line) => {
+    const d = await policy.explain(bash(alias(line)));
+    expect(d.behavior, d.reason).toBe('deny');
+  });
+  const valueCases: [string, string[]][] = [
+    [
+      'sort OPT .env README.md',
+      ['-k', '-t', '-S', '-T', '--key', '--field-separator', '--buffer-size'],
+    ],
+    ['sed -e p OPT .env README.md', ['-l', '--line-length']],
+    ['awk -f p.awk OPT .env README.md', ['-v', '-F', '--assign', '--field-separator']],
+    ['gawk -f p.awk OPT .env README.md', ['-v', '-F', '--assign', '--field-separator']],
+    ['mawk -f p.awk OPT .env README.md', ['-v', '-F']],
+    ['nawk -f p.awk OPT .env README.md', ['-v', '-F']],
+    ['jq OPT=.env . README.md', ['--arg', '--argjson', '--indent', '--tab']],
+    [
+      'rg -e x OPT .env README.md',
+      [
+        '-g',
+        '-t',
+        '-T',
+        '-m',
+        '-A',
+        '-B',
+        '-C',
+        '-j',
+        '-M',
+        '-E',
+        '-r',
+        '--glob',
+        '--type',
+        '--type-not',
+        '--max-count',
+        '--context',
+        '--replace',
+        '--encoding',
+        '--max-columns',
+        '--threads',
+        '--sort',
+        '--sortr',
+        '--color',
+        '--colors',
+      ],
+    ],
+    ['cp OPT .env README.md out', ['-S', '--suffix']],
+    ['mv OPT .env README.md out', ['-S', '--suffix']],
+    ['install OPT .env README.md out', ['-m', '-o', '-g', '--mode', '--owner', '--group']],
+    ['tar -c OPT .env -f out.tar README.md', ['-C', '--directory', '--exclude']],
+  ];
+  it.each([
+    ...valueCases.flatMap(([shape, options]) => options.map((o) => shape.replace('OPT', o))),
+    // The first operand of a searcher is its pattern.
+    'grep .env README.md',
+    'egrep .env README.md',
+    'fgrep .env README.md',
+    'rg .env README.md',
+    'sed .env README.md',
+    'awk .env README.md',
+    'gawk .env README.md',
+    'mawk .env README.md',
+    'nawk .env README.md',
+    'jq .env README.md',
+    // A file read by sed, not written.
+    'sed p src/a.ts',
+  ])('%s: the value is no file, not denied', async (line) => {
+    // The whole tool is allowed here, so what no path rule denies is allowed.
+    const d = await policy.explain(bash(alias(line)));
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+});
