@@ -262,6 +262,11 @@ describe('programs with a model, run by a git alias: the table decides deny or a
     'mv README.md src/a.ts',
     'mv -t src README.md',
     'mv --target-directory src README.md',
+    // After = or attached the value is no operand: only the table makes it written.
+    'mv --target-directory=src README.md',
+    'mv -tsrc README.md',
+    'cp -tsrc README.md',
+    'ln --target-directory=src README.md',
     'install README.md src/a.ts',
     'install -t src README.md',
     'install --target-directory src README.md',
@@ -383,4 +388,10 @@ describe('programs with a model, run by a git alias: the table decides deny or a
     const d = await policy.explain(bash(alias(line)));
     expect(d.behavior, d.reason).toBe('allow');
   });
+});
+
+it('rg given no path searches the working directory, which holds .env: asked, through an alias too', async () => {
+  const d = await policy.explain(bash("git -c alias.x='!rg x' x"));
+  expect(d.behavior, d.reason).toBe('ask');
+  expect((await policy.explain(bash("git -c alias.x='!rg x README.md' x"))).behavior).toBe('allow');
 });
