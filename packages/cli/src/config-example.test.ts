@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SERVER_VARIABLE, parseConfig } from './config';
-import { exampleServerPath } from './default-config';
+import { exampleServerPath } from './example-server-path';
 
 const withVariable = {
   mcpServers: { notes: { command: 'node', args: [`\${${EXAMPLE_SERVER_VARIABLE}}`] } },

@@ -10,7 +10,7 @@ import {
   NON_TOOL_HOOK_EVENTS,
   stdioServerSchema,
 } from './config-schema';
-import { exampleServerPath } from './default-config';
+import { exampleServerPath } from './example-server-path';
 
 export { ConfigError, type ConfigIssue } from './config-error';
 export type {

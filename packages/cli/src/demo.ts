@@ -9,7 +9,7 @@ import type {
 } from '@dsh-tools/protocol';
 import { approvalQuestion } from './approvers';
 import { loadConfig } from './config';
-import { exampleServerPath } from './default-config';
+import { exampleServerPath } from './example-server-path';
 import { buildGateway, type ServerProgressEvent } from './gateway';
 import { renderBlock } from './output';
 import type { TrailStep } from './policies';

@@ -42,7 +42,7 @@ export {
   type SandboxConfig,
   type StdioServerEntry,
 } from './config';
-export { defaultConfig, exampleServerPath } from './default-config';
+export { defaultConfig } from './default-config';
 export { DEFAULT_POLICIES } from './default-policies';
 export {
   DEMO_TIMEOUT_MS,
@@ -60,6 +60,7 @@ export {
   scriptedApprover,
   writeDemoWorkspace,
 } from './demo';
+export { exampleServerPath } from './example-server-path';
 export { createExampleTools, type ExampleToolsOptions } from './example-tools';
 export { EXIT } from './exit-codes';
 export {

@@ -10,8 +10,7 @@ import { honoursExclude, joinExclusions, readExclusion } from './decide/exclusio
 import { narrowableSandbox, sandboxNarrowing } from './decide/narrowing';
 import { checkMode, readOptions } from './decide/options';
 import { createAskPerson, denialMessage } from './grants/approval';
-import { createGrantBook } from './grants/book';
-import { keepApprovedGrant } from './grants/rules';
+import { createGrantBook, keepApprovedGrant } from './grants/book';
 import { createMemoryGrantStore } from './grants/store';
 import { loadShellParser } from './shell/parser';
 import type {

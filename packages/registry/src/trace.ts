@@ -8,7 +8,6 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import type { Calls } from './execute';
 
 // OpenTelemetry spans for every call, named and attributed as the GenAI semantic conventions
 // name a tool's execution (`execute_tool <tool>`, `gen_ai.tool.name`, `gen_ai.tool.call.id`,
@@ -57,6 +56,12 @@ function finish(span: Span, result: ToolExecutionResult, exec: ToolExecution): v
   }
 }
 
+/** What tracing needs of a registry's calls (`execute.ts`'s `Calls`): how results are told, and the span. */
+export interface Traceable {
+  readonly tell: (result: ToolExecutionResult, exec: ToolExecution) => ToolExecutionResult;
+  readonly span?: Span;
+}
+
 /** How a registry runs its calls with or without spans (`tracerProvider: false`: without). */
 export interface Tracing {
   /**
@@ -65,15 +70,15 @@ export interface Tracing {
    * spans, an MCP call's among them, are its children), the chain adds an event per interceptor,
    * and the result names it. When nothing records, `run` gets the stages unchanged.
    */
-  traced(
-    calls: Calls,
-    run: (calls: Calls) => Promise<ToolExecutionResult>,
+  traced<C extends Traceable>(
+    calls: C,
+    run: (calls: C) => Promise<ToolExecutionResult>,
   ): Promise<ToolExecutionResult>;
   /** A call refused before it could run (in a turn): its span, already over; then `tell`. */
   failed(
     result: ToolExecutionResult,
     exec: ToolExecution,
-    tell: Calls['tell'],
+    tell: Traceable['tell'],
   ): ToolExecutionResult;
 }
 

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { ApprovalGrant, InterceptedExecution } from '@dsh-tools/protocol';
 import type { ActiveGrant } from '../decide/policy';
 import { PermissionRuleError } from '../decide/rules';
-import type { GrantStore, PermissionGrant, SharedGrantStore } from '../types';
-import { grantOrigin } from './rules';
+import type { GrantStore, PermissionDecision, PermissionGrant, SharedGrantStore } from '../types';
+import { ruleText } from './approval';
+import { defaultGrantRule, grantOrigin } from './rules';
 import { GrantStoreError } from './store';
 
 /**
@@ -307,4 +309,39 @@ function createSharedGrantBook(
       await Promise.all(pending.values());
     },
   };
+}
+
+/**
+ * Keeps the grant a person gave with an allow: under the approver's rule, else the default one.
+ * A grant that cannot be kept is reported, never thrown: the person allowed this call, and a grant
+ * only affects later calls.
+ */
+export function keepApprovedGrant(
+  book: GrantBook,
+  exec: InterceptedExecution,
+  decision: PermissionDecision,
+  given: ApprovalGrant,
+  where: { readonly cwd: string; readonly home: string },
+  report: (error: unknown) => void,
+): void {
+  try {
+    const rule = given.rule ?? defaultGrantRule(exec, decision, where.cwd, where.home);
+    if (rule === undefined) {
+      report(
+        new Error(
+          `Grant for tool "${exec.name}" not stored: the command is compound or not fully understood, so it was allowed once.`,
+        ),
+      );
+      return;
+    }
+    const asked = ruleText(decision);
+    book.add(rule, 'approver', given.expiresInMs, given.uses, {
+      callId: exec.callId,
+      tool: exec.name,
+      reason: decision.reason,
+      ...(asked !== undefined && { rule: asked }),
+    });
+  } catch (error) {
+    report(error);
+  }
 }

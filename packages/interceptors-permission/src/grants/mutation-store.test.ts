@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BASH_HINTS, bash, call, makeProject, read } from '../../test/helpers';
 import { permissionInterceptor } from '../index';
-import { createGrantBook } from './book';
-import { defaultGrantRule, keepApprovedGrant } from './rules';
+import { createGrantBook, keepApprovedGrant } from './book';
+import { defaultGrantRule } from './rules';
 import {
   createJsonFileGrantStore,
   createMemoryGrantStore,

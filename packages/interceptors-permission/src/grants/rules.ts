@@ -1,9 +1,8 @@
-import type { ApprovalGrant, InterceptedExecution } from '@dsh-tools/protocol';
+import type { InterceptedExecution } from '@dsh-tools/protocol';
 import { type ParsedRule, parseRule } from '../decide/rules';
 import { analyzeShell } from '../shell/analyze';
 import type { PermissionDecision, PermissionGrant } from '../types';
 import { ruleText } from './approval';
-import type { GrantBook } from './book';
 
 /**
  * A grant read as the allow rule it stands for, its origin naming the grant. It comes from no
@@ -48,38 +47,3 @@ export const defaultGrantRule = (
   if (!only.argv.every((w) => w.literal && !w.glob)) return undefined;
   return `${exec.name}(${only.argv.map((w) => escapeSpecWord(w.value)).join(' ')})`;
 };
-
-/**
- * Keeps the grant a person gave with an allow: under the approver's rule, else the default one.
- * A grant that cannot be kept is reported, never thrown: the person allowed this call, and a grant
- * only affects later calls.
- */
-export function keepApprovedGrant(
-  book: GrantBook,
-  exec: InterceptedExecution,
-  decision: PermissionDecision,
-  given: ApprovalGrant,
-  where: { readonly cwd: string; readonly home: string },
-  report: (error: unknown) => void,
-): void {
-  try {
-    const rule = given.rule ?? defaultGrantRule(exec, decision, where.cwd, where.home);
-    if (rule === undefined) {
-      report(
-        new Error(
-          `Grant for tool "${exec.name}" not stored: the command is compound or not fully understood, so it was allowed once.`,
-        ),
-      );
-      return;
-    }
-    const asked = ruleText(decision);
-    book.add(rule, 'approver', given.expiresInMs, given.uses, {
-      callId: exec.callId,
-      tool: exec.name,
-      reason: decision.reason,
-      ...(asked !== undefined && { rule: asked }),
-    });
-  } catch (error) {
-    report(error);
-  }
-}
