@@ -1,0 +1,99 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell words, not templates
+/**
+ * The fifth round's tests for shell/unwrap.ts: what a wrapper's words that are not known say,
+ * `env` with nothing to run, `env -C`, `command`'s own options and `coproc NAME`. Each test fails
+ * under a one-line change that survived the mutation runs (`pnpm mutate:permission`), listed in
+ * docs/permission-mutation.md.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyzeShellCommand } from '../index';
+
+const analysis = (line: string) => analyzeShellCommand(line, { cwd: '/tmp/p', home: '/tmp/h' });
+/** Each command as `words [via] (why it is not known)`. */
+const commands = async (line: string) =>
+  (await analysis(line)).commands.map(
+    (c) =>
+      `${c.argv.map((w) => w.value).join(' ')}${c.via.length > 0 ? ` [${c.via.join(' ')}]` : ''}${c.unknown === undefined ? '' : ` (${c.unknown})`}`,
+  );
+
+describe("a wrapper's option not known before it runs", () => {
+  it('is the reason the command is not known', async () => {
+    // Were the message taken for an index, the wrapper would be unwrapped again and again until
+    // the stack ran out, and the reason would be lost.
+    expect(await commands('timeout $x rm x')).toEqual([
+      'timeout $x rm x (an option of timeout is not a literal word ($x))',
+    ]);
+    expect((await analysis('timeout $x rm x')).problems).toEqual([]);
+  });
+});
+
+describe('env', () => {
+  it('with only assignments runs nothing more, and each assignment is a doubt', async () => {
+    // Were the loop to read one word past the end, this line would throw.
+    expect(await commands('env A=1')).toEqual([
+      'A=1 (env sets A, which may change what the command runs or loads)',
+      'env A=1',
+    ]);
+    expect(await commands('env -i')).toEqual(['env -i']);
+  });
+
+  it.each(['env -C /tmp rm x', 'env --chdir /tmp rm x', 'env --chdir=/tmp rm x'])(
+    '%s runs its command elsewhere: not known',
+    async (line) => {
+      expect(await commands(line)).toEqual([
+        `${line} (env -C runs the command in another directory)`,
+      ]);
+    },
+  );
+
+  it('an option that only starts like --chdir is not -C', async () => {
+    expect(await commands('env --chdirx rm x')).toEqual(['rm x [env]']);
+    expect(await commands('env -i rm x')).toEqual(['rm x [env]']);
+  });
+});
+
+describe("command's own options", () => {
+  it('end at the first word that is not an option, or at --', async () => {
+    // `-v` after the name (or after --) is the command's own option: rm runs.
+    expect(await commands('command rm -v x')).toEqual(['rm -v x [command]']);
+    expect(await commands('command -- rm -v x')).toEqual(['rm -v x [command]']);
+    expect(await commands('command -p rm -v x')).toEqual(['rm -v x [command]']);
+    // `-v` or `-V` among command's own options only looks a name up.
+    expect(await commands('command -v rm')).toEqual(['command -v rm']);
+    expect(await commands('command -p -V rm')).toEqual(['command -p -V rm']);
+    expect(await commands('command -pv rm')).toEqual(['command -pv rm']);
+    // After --, even a word like -v is the program that runs.
+    expect(await commands('command -- -v x')).toEqual(['-v x [command]']);
+  });
+});
+
+describe('coproc', () => {
+  it('NAME before a compound command names it; the compound command runs', async () => {
+    expect(await commands('coproc NAME { rm x; }')).toContainEqual('rm x [coproc]');
+    expect(await commands('coproc _n1 { rm x; }')).toContainEqual('rm x [coproc]');
+    expect(await commands('coproc { rm x; }')).toContainEqual('rm x [coproc]');
+  });
+
+  it('a word that is not a name, or not followed by { or (, is the command', async () => {
+    // `coproc NAME rm x` runs NAME (bash names only a compound command's coprocess).
+    expect(await commands('coproc NAME rm x')).toEqual(['NAME rm x [coproc]']);
+    expect(await commands('coproc rm x')).toEqual(['rm x [coproc]']);
+    expect((await commands('coproc a-b { rm x; }'))[0]).toBe('a-b { rm x [coproc]');
+    expect(await commands("coproc '' rm x")).toEqual([' rm x [coproc]']);
+    expect((await commands('coproc 1x { rm x; }'))[0]).toBe('1x { rm x [coproc]');
+    expect((await commands('coproc $n { rm x; }'))[0]).toBe(
+      '$n { rm x [coproc] (the command name $n is not known before it runs (expansion or substitution))',
+    );
+  });
+
+  it('alone runs nothing more', async () => {
+    // Were argv[1] read without a check, this line would throw.
+    expect(await commands('coproc')).toEqual(['coproc']);
+  });
+});
+
+describe('exec', () => {
+  it('runs its command', async () => {
+    expect(await commands('exec rm x')).toEqual(['rm x [exec]']);
+  });
+});
