@@ -97,3 +97,21 @@ describe('exec', () => {
     expect(await commands('exec rm x')).toEqual(['rm x [exec]']);
   });
 });
+
+describe('eval and watch', () => {
+  it('run their words as a line of their own', async () => {
+    expect(await commands('eval ls x')).toEqual(['ls x [eval]']);
+    expect(await commands('watch ls x')).toEqual(['ls x [watch]']);
+    // With no words they run nothing, and the line is eval itself.
+    expect(await commands('eval')).toEqual(['eval']);
+  });
+
+  it('name the word not known before it runs', async () => {
+    expect(await commands('eval $x')).toEqual([
+      'eval $x (eval runs $x, which is not known before it runs)',
+    ]);
+    expect(await commands('watch ls $x')).toEqual([
+      'watch ls $x (watch runs $x, which is not known before it runs)',
+    ]);
+  });
+});
