@@ -10,6 +10,7 @@ import { OPTIONS } from './corpus-options';
 import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
 import { ROUND_EIGHT } from './corpus-round-eight';
+import { ROUND_ELEVEN } from './corpus-round-eleven';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
 import { ROUND_NINE } from './corpus-round-nine';
@@ -42,6 +43,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_EIGHT,
   ...ROUND_NINE,
   ...ROUND_TEN,
+  ...ROUND_ELEVEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];
