@@ -115,3 +115,90 @@ describe('eval and watch', () => {
     ]);
   });
 });
+
+describe('the wrappers of unwrap.ts:241-367, each as the analysis shows it', () => {
+  // What a wrapper runs (`[via]`), or why it is not known: each line is one shape of sudo, xargs,
+  // flock, watch, chroot, chrt / taskset and the shells' options.
+  it.each([
+    ['sudo rm x', ['rm x [sudo]']],
+    ['sudo -u root rm x', ['rm x [sudo]']],
+    ['sudo -Es', ['sudo -Es (sudo -s / -i starts an interactive shell)']],
+    ['sudo -u root -i', ['sudo -u root -i (sudo -s / -i starts an interactive shell)']],
+    ['sudo --login', ['sudo --login (sudo -s / -i starts an interactive shell)']],
+    ['sudo -v', ['sudo -v']],
+    ['sudo --list', ['sudo --list']],
+    ['sudo', ['sudo']],
+    ['sudo $x rm', ['sudo $x rm (an option of sudo is not a literal word ($x))']],
+    ['xargs rm', ['rm {xargs input} [xargs]']],
+    ['xargs', ['echo {xargs input} [xargs]']],
+    ['xargs -n 1 rm x', ['rm x {xargs input} [xargs]']],
+    ['xargs $x rm', ['xargs $x rm (an option of xargs is not a literal word ($x))']],
+    ['flock lk -c "rm x"', ['rm x [flock]']],
+    ['flock lk --command "rm x"', ['rm x [flock]']],
+    [
+      'flock lk -c $y',
+      ['flock lk -c $y (flock -c runs a string that is not known before it runs)'],
+    ],
+    ['flock lk -c', ['flock lk -c (flock -c runs a string that is not known before it runs)']],
+    ['flock -n lk rm x', ['rm x [flock]']],
+    ['flock lk', ['flock lk']],
+    ['flock $x rm', ['flock $x rm (an option of flock is not a literal word ($x))']],
+    ['watch -n 1 ls x', ['ls x [watch]']],
+    ['watch $x', ['watch $x (an option of watch is not a literal word ($x))']],
+    ['watch', ['watch']],
+    ['chroot /x rm y', ['chroot /x rm y (chroot runs its command under another root (/x))']],
+    ['chroot', ['chroot (chroot runs its command under another root (?))']],
+    ['chroot $x rm', ['chroot $x rm (an option of chroot is not a literal word ($x))']],
+    ['chrt -f 5 rm x', ['rm x [chrt]']],
+    ['taskset 1 rm x', ['rm x [taskset]']],
+    ['timeout -s KILL 5 rm x', ['rm x [timeout]']],
+    ['bash -c "rm x"', ['rm x [bash]']],
+    ['bash --norc -c "rm x"', ['rm x [bash]']],
+    ['bash --rcfile f -c "rm x"', ['rm x [bash]']],
+    ['bash -o posix -c "rm x"', ['rm x [bash]']],
+    ['bash +o posix -c "rm x"', ['rm x [bash]']],
+    ['bash -O extglob -c "rm x"', ['rm x [bash]']],
+    ['bash -xc "rm x"', ['rm x [bash]']],
+    ['sh -ec "rm x"', ['rm x [sh]']],
+    [
+      'bash -s',
+      [
+        'bash -s (bash reads the commands it runs from its standard input, which cannot be checked)',
+      ],
+    ],
+    [
+      'bash -i',
+      [
+        'bash -i (bash reads the commands it runs from its standard input, which cannot be checked)',
+      ],
+    ],
+    [
+      'bash',
+      ['bash (bash reads the commands it runs from its standard input, which cannot be checked)'],
+    ],
+    [
+      'bash -',
+      ['bash - (bash reads the commands it runs from its standard input, which cannot be checked)'],
+    ],
+    ['bash script.sh', ['bash script.sh']],
+    ['bash -- script.sh', ['bash -- script.sh']],
+    ['bash +x script.sh', ['bash +x script.sh']],
+    ['bash +c script.sh', ['bash +c script.sh']],
+    ['bash --init-file f script.sh', ['bash --init-file f script.sh']],
+    ['bash --verbose script.sh', ['bash --verbose script.sh']],
+    ['bash -c', ['bash -c (bash -c has no command string)']],
+    ['bash -c $x', ['bash -c $x (bash gets $x, which is not known before it runs)']],
+    ['bash $x', ['bash $x (bash gets $x, which is not known before it runs)']],
+  ])('%s', async (line, expected) => {
+    expect(await commands(line)).toEqual(expected);
+  });
+
+  it('the files wrappers open themselves', async () => {
+    const files = async (line: string) =>
+      (await analysis(line)).redirects.map((r) => `${r.op} ${r.target} ${r.access}`);
+    expect(await files('flock lk rm x')).toEqual(['flock lk write']);
+    expect(await files('flock 9 rm x')).toEqual([]);
+    expect(await files('time -o out rm x')).toEqual(['time -o out write']);
+    expect(await files('xargs -a in rm')).toEqual(['xargs -a in read']);
+  });
+});
