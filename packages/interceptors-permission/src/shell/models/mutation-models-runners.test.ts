@@ -337,3 +337,54 @@ describe('plan mode runs what the runners model as read-only', () => {
     expect(d.behavior, d.reason).not.toBe('allow');
   });
 });
+
+describe('interpreters and package managers: only their own options, and their operands as written', () => {
+  it.each([
+    // The script's own options after it are not the interpreter's.
+    'node x.js -e 1',
+    'node --inspect x.js -p',
+    'python3 x.py -c 1',
+    'perl x.pl -e 1',
+    'ruby x.rb -e 1',
+    'node',
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each([
+    // Operands are checked as written: the interpreter reads the script it runs.
+    'python3 .env',
+    'node .env',
+    'npx prettier --check .env',
+    'npm run lint .env',
+  ])('%s names .env: denied', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('deny');
+  });
+  it('dd with a word not known before it runs asks, saying so', async () => {
+    const d = await explain('dd if=README.md "$X"');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('"$X" is not known before it runs');
+  });
+});
+
+describe('plan mode: a version or help request is read-only, nothing longer', () => {
+  let plan: PermissionInterceptor;
+  beforeAll(async () => {
+    const { root, home } = makeProject();
+    plan = permissionInterceptor({ cwd: root, home, mode: 'plan', rules: {} });
+    await plan.ready;
+  });
+  it.each(['node --version', 'node -v', 'python3 -V', 'npm --help', 'npm -h'])(
+    '%s: allowed',
+    async (line) => {
+      expect((await plan.explain(bash(line))).behavior).toBe('allow');
+    },
+  );
+  it.each(['node x-v', 'node run--help', 'python3 x-h'])(
+    '%s runs a script: not allowed',
+    async (line) => {
+      expect((await plan.explain(bash(line))).behavior).not.toBe('allow');
+    },
+  );
+});
