@@ -361,6 +361,24 @@ describe('interpreters and package managers: only their own options, and their o
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('deny');
   });
+  it.each([
+    // After npx's package name (or exec / x / dlx), the options are the package's own.
+    'npx prettier --check README.md',
+    'npx eslint --fix README.md',
+    'npm exec vitest --run',
+    'pnpm dlx cowsay --think hi',
+    'pnpm x cowsay --think hi',
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each(['npx --node-options=x foo', 'npx --yes=1 --node-options=x foo'])(
+    '%s: npx own option before the package runs a program, asked',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('ask');
+    },
+  );
   it('dd with a word not known before it runs asks, saying so', async () => {
     const d = await explain('dd if=README.md "$X"');
     expect(d.behavior).toBe('ask');
