@@ -126,6 +126,8 @@ describe('the wrappers of unwrap.ts:241-367, each as the analysis shows it', () 
     ['sudo -u root -i', ['sudo -u root -i (sudo -s / -i starts an interactive shell)']],
     ['sudo --login', ['sudo --login (sudo -s / -i starts an interactive shell)']],
     ['sudo -v', ['sudo -v']],
+    // With a command after it, sudo -s runs that command (through the shell's -c).
+    ['sudo -s rm x', ['rm x [sudo]']],
     ['sudo --list', ['sudo --list']],
     ['sudo', ['sudo']],
     ['sudo $x rm', ['sudo $x rm (an option of sudo is not a literal word ($x))']],
@@ -151,6 +153,7 @@ describe('the wrappers of unwrap.ts:241-367, each as the analysis shows it', () 
     ['chroot $x rm', ['chroot $x rm (an option of chroot is not a literal word ($x))']],
     ['chrt -f 5 rm x', ['rm x [chrt]']],
     ['taskset 1 rm x', ['rm x [taskset]']],
+    ['chrt $x rm', ['chrt $x rm (an option of chrt is not a literal word ($x))']],
     ['timeout -s KILL 5 rm x', ['rm x [timeout]']],
     ['bash -c "rm x"', ['rm x [bash]']],
     ['bash --norc -c "rm x"', ['rm x [bash]']],
