@@ -64,14 +64,25 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
         }
         continue;
       }
-      // `-fFILE` / `-oFILE` for options that read or write a file: the value attached.
-      for (const [opts, into] of [
-        [readOpts, reads],
-        [writeOpts, writes],
-      ] as const) {
-        for (const short of opts) {
-          if (short.length === 2 && v.startsWith(short) && v.length > 2)
-            into.push(syntheticWord(v.slice(2), true));
+      // A cluster of short options, read as getopt reads it: letters are flags up to the first
+      // option that takes a value, which takes the rest of the word (`-fFILE`, `-vf.env`,
+      // `-cosrc/a.ts`) or else the next word (`-co src/a.ts`). A letter not in the table counts as
+      // a flag: if it took a value, what follows is read as more letters, which can only find
+      // more files.
+      if (!v.startsWith('--')) {
+        for (let k = 1; k < v.length; k++) {
+          const short = `-${v[k]}`;
+          const into = writeOpts.has(short) ? writes : readOpts.has(short) ? reads : undefined;
+          if (!into && !values.has(short) && !scriptOpts.has(short)) continue;
+          if (scriptOpts.has(short)) scriptGiven = true;
+          if (firstIsFileOpts.has(short)) firstIsFile = true;
+          const rest = v.slice(k + 1);
+          if (rest) into?.push(syntheticWord(rest, true));
+          else if (argv[i + 1] !== undefined) {
+            into?.push(argv[i + 1] as ShellWord);
+            i++;
+          }
+          break;
         }
       }
       continue;

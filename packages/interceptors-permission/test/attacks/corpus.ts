@@ -18,6 +18,7 @@ import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
 import { ROUND_TEN } from './corpus-round-ten';
 import { ROUND_THREE } from './corpus-round-three';
+import { ROUND_TWELVE } from './corpus-round-twelve';
 import { spellings } from './corpus-spellings';
 import type { AttackEntry } from './entry';
 
@@ -44,6 +45,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_NINE,
   ...ROUND_TEN,
   ...ROUND_ELEVEN,
+  ...ROUND_TWELVE,
   ...PINS,
   ...PLAN_REFUSE,
 ];
