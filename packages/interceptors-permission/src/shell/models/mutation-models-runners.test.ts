@@ -379,6 +379,32 @@ describe('interpreters and package managers: only their own options, and their o
       expect(d.behavior, d.reason).toBe('ask');
     },
   );
+  it.each([
+    // The value of these options is no file, even when it is named like one.
+    'cp -S .env README.md out',
+    'cp --suffix .env README.md out',
+    'install -m .env README.md out',
+    'install --mode .env README.md out',
+    'install -o .env README.md out',
+    'install --owner .env README.md out',
+    'install -g .env README.md out',
+    'install --group .env README.md out',
+    'tar -cf out.tar --exclude .env README.md',
+    'tar -cf out.tar -C .env README.md',
+    'tar -cf out.tar --directory .env README.md',
+    'curl -H .env http://x',
+    'curl --header .env http://x',
+    'wget -O - --header .env http://x',
+    'wget -O - -U .env http://x',
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it('tee names itself in what it does not understand', async () => {
+    const d = await explain('tee --frobnicate out.txt');
+    expect(d.behavior).toBe('ask');
+    expect(d.reason).toContain('tee option --frobnicate is not one the model knows');
+  });
   it('dd with a word not known before it runs asks, saying so', async () => {
     const d = await explain('dd if=README.md "$X"');
     expect(d.behavior).toBe('ask');
