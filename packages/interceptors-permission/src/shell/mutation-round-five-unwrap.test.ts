@@ -125,6 +125,7 @@ describe('the wrappers of unwrap.ts:241-367, each as the analysis shows it', () 
     ['sudo -Es', ['sudo -Es (sudo -s / -i starts an interactive shell)']],
     ['sudo -u root -i', ['sudo -u root -i (sudo -s / -i starts an interactive shell)']],
     ['sudo --login', ['sudo --login (sudo -s / -i starts an interactive shell)']],
+    ['sudo --shell', ['sudo --shell (sudo -s / -i starts an interactive shell)']],
     ['sudo -v', ['sudo -v']],
     // With a command after it, sudo -s runs that command (through the shell's -c).
     ['sudo -s rm x', ['rm x [sudo]']],
