@@ -5,6 +5,7 @@
  * run (`pnpm mutate:permission`) found surviving: a file option taken for a value lets a protected
  * file through, and a harmless option taken for an unknown one asks.
  */
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bash, makeProject } from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
@@ -400,6 +401,19 @@ describe('interpreters and package managers: only their own options, and their o
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
+  it.each([
+    'cp -r . out',
+    'cp -a . out',
+    'cp -R . out',
+    'cp --recursive . out',
+    'cp --archive . out',
+  ])('%s copies the directory that holds .env with what is inside: not allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).not.toBe('allow');
+  });
+  it('cp without -r does not read inside a directory', async () => {
+    expect((await explain('cp . out')).behavior).toBe('allow');
+  });
   it('tee names itself in what it does not understand', async () => {
     const d = await explain('tee --frobnicate out.txt');
     expect(d.behavior).toBe('ask');
@@ -429,6 +443,53 @@ describe('plan mode: a version or help request is read-only, nothing longer', ()
     '%s runs a script: not allowed',
     async (line) => {
       expect((await plan.explain(bash(line))).behavior).not.toBe('allow');
+    },
+  );
+});
+
+describe('mv moves a directory with everything in it', () => {
+  // Before, mv read and wrote a directory operand as the directory alone, unless given -r or -a
+  // (which it does not take): `mv secrets pub` moved secrets/key out from under a
+  // Read(./secrets/key) deny, and `mv src lib` took src/a.ts away under Edit(./src/a.ts), both
+  // allowed (a rule on the directory, `Read(./secrets/**)`, met them). `cp -r` asked already.
+  let files: PermissionInterceptor;
+  let dir: string;
+  beforeAll(async () => {
+    const project = makeProject();
+    dir = project.root;
+    files = permissionInterceptor({
+      cwd: project.root,
+      home: project.home,
+      rules: {
+        allow: ['Bash(mv:*)', 'Bash(cp:*)', 'Bash(cat:*)'],
+        deny: ['Read(./secrets/key)', 'Edit(./src/a.ts)'],
+      },
+    });
+    await files.ready;
+  });
+  it('moves the protected file, which is then read under its new name (run for real)', () => {
+    const moved = spawnSync('bash', ['-c', 'mv secrets pub && cat pub/key'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(moved.stdout).toBe('k\n');
+    spawnSync('mv', ['pub', 'secrets'], { cwd: dir });
+  });
+  it.each([
+    'mv secrets pub',
+    'mv -f secrets pub',
+    'mv src lib',
+    'mv -t lib src',
+    'cp -r secrets pub',
+  ])('%s: not allowed', async (line) => {
+    const d = await files.explain(bash(line));
+    expect(d.behavior, d.reason).not.toBe('allow');
+  });
+  it.each(['mv docs pub', 'mv README.md docs.md', 'cp secrets pub', 'cat pub/key'])(
+    '%s: allowed',
+    async (line) => {
+      const d = await files.explain(bash(line));
+      expect(d.behavior, d.reason).toBe('allow');
     },
   );
 });

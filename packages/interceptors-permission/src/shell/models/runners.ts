@@ -160,11 +160,16 @@ export const copier =
       },
     };
     const operands = readOptions(argv, 1, table, fx);
-    fx.recursive = argv.some(
-      (w) =>
-        w.literal &&
-        (/^-[a-zA-Z]*[rRa]/.test(w.value) || w.value === '--recursive' || w.value === '--archive'),
-    );
+    // mv moves a directory with everything in it, whatever its options.
+    fx.recursive =
+      program === 'mv' ||
+      argv.some(
+        (w) =>
+          w.literal &&
+          (/^-[a-zA-Z]*[rRa]/.test(w.value) ||
+            w.value === '--recursive' ||
+            w.value === '--archive'),
+      );
     const targetGiven = fx.writes.length > 0;
     const sources = targetGiven || operands.length < 2 ? operands : operands.slice(0, -1);
     if (!targetGiven && operands.length >= 2)
