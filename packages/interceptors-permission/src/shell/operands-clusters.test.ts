@@ -71,8 +71,7 @@ describe('a file option after flags in one word', () => {
     expect(valuesOf(fileOperands(words('zgrep -iex .env')).reads)).toEqual(['.env']);
   });
 
-  it('a cluster of flags leaves chmod's first operand its mode', () => {
-    // Without the reference the first operand is the mode.
+  it('a cluster of flags leaves the first operand of chmod its mode', () => {
     expect(valuesOf(fileOperands(words('chmod -v 644 README.md')).writes)).toEqual(['README.md']);
   });
 });
