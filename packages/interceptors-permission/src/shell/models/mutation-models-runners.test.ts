@@ -411,6 +411,27 @@ describe('interpreters and package managers: only their own options, and their o
     const d = await explain(line);
     expect(d.behavior, d.reason).not.toBe('allow');
   });
+  it.each([
+    // The last operand is written, not read; with -t every operand is read and none written.
+    'cp README.md .env',
+    'cp -t out README.md src/a.ts',
+    // cp and install read their sources; ln only names them; only mv takes them away.
+    'ln -s .env link',
+    'cp src/a.ts out',
+    // A word with -r inside, or after the first dash, is no recursive flag.
+    'cp x-r.txt . out',
+    'tar',
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each(['cp -vr . out', 'cp -fa . out'])(
+    '%s copies everything in .: not allowed',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).not.toBe('allow');
+    },
+  );
   it('cp without -r does not read inside a directory', async () => {
     expect((await explain('cp . out')).behavior).toBe('allow');
   });
