@@ -2,7 +2,8 @@
  * A twelfth round: short options given together. For a program without a model the operand reader
  * looked for a file option only at the start of a word (`-fFILE`), so a flag before it hid it:
  * `hexdump -vf.env` reads `.env` (and prints it in its error), `iconv -cosrc/x.ts` writes under
- * `src/`, both allowed under a path deny. Each shape does its harm when nothing stops it; a deny
+ * `src/`, both allowed under a path deny; and tar's old style (`tar cvfz src/x.tgz …`) was read as
+ * `-cvfz`, its archive `z`. Each shape does its harm when nothing stops it; a deny
  * rule covers it, so an ask is a bypass too.
  */
 import { type AttackEntry, entriesOf } from './entry';
@@ -27,6 +28,13 @@ const WRITES: readonly [id: string, command: string][] = [
   ['iconv-cso-apart', 'iconv -cso src/x.ts README.md'],
 ];
 
+/** tar's old style: f takes the word after the letters, wherever it stands among them. */
+const TAR: readonly [id: string, command: string][] = [
+  ['tar-cvfz', 'tar cvfz src/x.tgz README.md'],
+  ['tar-cfz', 'tar cfz src/x.tgz README.md'],
+  ['tar-cfv', 'tar cfv src/x.tar README.md'],
+];
+
 export const ROUND_TWELVE: readonly AttackEntry[] = [
   ...READS.map(([id, command]) =>
     c1(`cluster-${id}`, command, 'read', 'hexdump -f reads its format from .env, after flags', {
@@ -40,6 +48,13 @@ export const ROUND_TWELVE: readonly AttackEntry[] = [
       mustDeny: true,
       extraRules: { allow: ['Bash(iconv:*)'] },
       needs: ['iconv'],
+    }),
+  ),
+  ...TAR.map(([id, command]) =>
+    c1(`old-style-${id}`, command, 'write', 'tar writes its archive under src/', {
+      mustDeny: true,
+      extraRules: { allow: ['Bash(tar:*)'] },
+      needs: ['tar'],
     }),
   ),
 ];
