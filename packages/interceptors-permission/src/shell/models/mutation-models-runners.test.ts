@@ -425,6 +425,16 @@ describe('interpreters and package managers: only their own options, and their o
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
+  it.each(['cp -t out README.md .env', 'cp README.md .env out', 'install -t out README.md .env'])(
+    '%s reads every source, .env too: denied',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
+  it('npx reads its own options up to the package name, after a flag too', async () => {
+    expect((await explain('npx -s --node-options=x foo')).behavior).toBe('ask');
+  });
   it.each(['cp -vr . out', 'cp -fa . out'])(
     '%s copies everything in .: not allowed',
     async (line) => {
