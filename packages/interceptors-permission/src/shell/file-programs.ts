@@ -19,6 +19,11 @@ export interface OperandSpec {
    * (`chmod --reference=RFILE FILE`).
    */
   readonly firstIsFileOpts?: readonly string[];
+  /**
+   * The program takes the old style (`tar cvfz out.tgz files`): a first word of bare letters is its
+   * options, and these letters take the next words as their values, in the order of the letters.
+   */
+  readonly oldStyleValues?: string;
   /** `-i` makes the files written too (sed). */
   readonly inPlace?: boolean;
   readonly dd?: boolean;
@@ -49,6 +54,9 @@ const GREP_VALUES = [
  * Programs whose operands name files they read or write. A `Read(...)` deny covers what these read
  * inside a shell command; an `Edit(...)` deny what they write.
  */
+/** GNU tar's short options that take a value (`info tar`, "Short Options"). */
+export const TAR_VALUE_LETTERS = 'bfgCFHIKLNTVX';
+
 export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   cat: R,
   tac: R,
@@ -243,6 +251,7 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
     values: ['-C', '--directory', '--exclude', '-T', '--files-from'],
     readOpts: ['-T', '--files-from'],
     writeOpts: ['-f', '--file'],
+    oldStyleValues: TAR_VALUE_LETTERS,
   },
   // The archive is written; every other operand is read into it.
   zip: {

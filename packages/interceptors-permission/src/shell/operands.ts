@@ -17,9 +17,10 @@ export interface Operands {
  * treated as one (checking a non-file against a deny rule costs nothing; missing a file would let a
  * read through). For programs not in the table, literal operands are still returned as reads.
  */
-export function fileOperands(argv: readonly ShellWord[]): Operands {
-  const program = baseName(argv[0]?.value ?? '');
+export function fileOperands(words: readonly ShellWord[]): Operands {
+  const program = baseName(words[0]?.value ?? '');
   const spec = FILE_PROGRAMS[program];
+  const argv = spec?.oldStyleValues ? expandOldStyle(words, spec.oldStyleValues) : words;
   const reads: ShellWord[] = [];
   const writes: ShellWord[] = [];
   const operands: ShellWord[] = [];
@@ -128,4 +129,23 @@ export function fileOperands(argv: readonly ShellWord[]): Operands {
         program === 'rsync' ||
         program === 'scp'),
   };
+}
+
+/**
+ * A command in the old style (`tar cvfz out.tgz files`) as options: each letter of the first word
+ * becomes an option, and the letters in `valueLetters` take the next words as their values, in
+ * the order of the letters (f takes out.tgz here, not the z after it, as `-cvfz` would say). A
+ * command whose first word is not bare letters is returned as it is.
+ */
+export function expandOldStyle(argv: readonly ShellWord[], valueLetters: string): ShellWord[] {
+  const first = argv[1];
+  if (!first?.literal || !/^[a-zA-Z]+$/.test(first.value)) return [...argv];
+  const rest = argv.slice(2);
+  const expanded: ShellWord[] = argv.slice(0, 1);
+  for (const letter of first.value) {
+    expanded.push(syntheticWord(`-${letter}`, true));
+    const value = valueLetters.includes(letter) ? rest.shift() : undefined;
+    if (value) expanded.push(value);
+  }
+  return [...expanded, ...rest];
 }

@@ -1,3 +1,5 @@
+import { TAR_VALUE_LETTERS } from '../file-programs';
+import { expandOldStyle } from '../operands';
 import { type ShellWord, syntheticWord } from '../words';
 import {
   effectsOf,
@@ -181,25 +183,10 @@ export const copier =
     return fx;
   };
 
-/** GNU tar's short options that take a value (`info tar`, "Short Options"). */
-const OLD_STYLE_VALUES = new Set([...'bfgCFHIKLNTVX']);
-
 export const tar: Model = (argv) => {
   const fx = effectsOf('tar');
-  // The old style (`tar cvfz out.tgz files`): the letters of the first word are options, and those
-  // that take a value take the next words in the order of the letters (f takes out.tgz here, not
-  // the z after it, as `-cvfz` would say).
-  let words: ShellWord[] = [...argv];
-  if (words[1]?.literal && /^[a-zA-Z]+$/.test(words[1].value)) {
-    const rest = words.slice(2);
-    const expanded: ShellWord[] = [words[0] as ShellWord];
-    for (const letter of words[1].value) {
-      expanded.push(syntheticWord(`-${letter}`, true));
-      const value = OLD_STYLE_VALUES.has(letter) ? rest.shift() : undefined;
-      if (value) expanded.push(value);
-    }
-    words = [...expanded, ...rest];
-  }
+  // The old style (`tar cvfz out.tgz files`), read as the operand table reads it.
+  const words = expandOldStyle(argv, TAR_VALUE_LETTERS);
   const mode =
     words.slice(1).find((w) => w.literal && /^-[a-zA-Z]*[cxtru]/.test(w.value))?.value ?? '';
   const long =

@@ -64,3 +64,32 @@ describe('tar in the old style', () => {
     },
   );
 });
+
+describe('tar in the old style, run by a git alias', () => {
+  // The words an alias runs are read by the operand table, not by tar's model: the table must
+  // read the old style too, or in bypassPermissions (where what only asks runs) the write passed.
+  let bypass: PermissionInterceptor;
+  beforeAll(async () => {
+    bypass = permissionInterceptor({
+      cwd: root,
+      home,
+      mode: 'bypassPermissions',
+      rules: { allow: ['Bash(git:*)'], deny: ['Write(./src/**)'] },
+    });
+    await bypass.ready;
+  });
+
+  it.each([
+    "git -c alias.x='!tar cvfz src/x.tgz README.md' x",
+    "git -c alias.x='!tar cfv src/x.tar README.md' x",
+    "git -c alias.x='!tar -czf src/x.tgz README.md' x",
+  ])('%s: denied', async (line) => {
+    expect((await bypass.explain(bash(line))).behavior).toBe('deny');
+  });
+
+  it("git -c alias.x='!tar cvfz out.tgz README.md' x: not denied", async () => {
+    expect(
+      (await bypass.explain(bash("git -c alias.x='!tar cvfz out.tgz README.md' x"))).behavior,
+    ).not.toBe('deny');
+  });
+});
