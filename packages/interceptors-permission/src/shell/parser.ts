@@ -23,6 +23,11 @@ export type ParsedShell =
 
 let loading: Promise<Parser> | undefined;
 let parser: Parser | undefined;
+/**
+ * A node type's name and whether it is named, by type id, filled as types are met. Both follow
+ * from the id, so the parser is asked once per type instead of once per node.
+ */
+let kinds: ({ readonly type: string; readonly named: boolean } | undefined)[] = [];
 
 /**
  * Loads tree-sitter and its bash grammar (wasm) once per process. Async because WebAssembly
@@ -46,6 +51,7 @@ export function loadShellParser(): Promise<void> {
     const language = await Language.load(new Uint8Array(wasm));
     const p = new Parser();
     p.setLanguage(language);
+    kinds = [];
     parser = p;
     return p;
   })();
@@ -72,13 +78,24 @@ export function parseShell(source: string): ParsedShell {
   if (tree === null) return { error: 'the shell parser gave up on the command' };
   try {
     const cursor = tree.walk();
+    // A missing node (one the parser inserted to recover from an error) makes every node above it
+    // have an error, so in a tree whose root has none the cursor need not be asked, node by node
+    // (each question costs a call into the parser's memory).
+    const anyMissing = tree.rootNode.hasError;
     try {
+      const language = tree.language;
       const copy = (): ShellNode => {
+        const id = cursor.nodeTypeId;
+        let kind = kinds[id];
+        if (kind === undefined) {
+          kind = { type: language.types[id] || 'ERROR', named: language.nodeTypeIsNamed(id) };
+          kinds[id] = kind;
+        }
         const node: ShellNode = {
-          type: cursor.nodeType,
+          type: kind.type,
           field: cursor.currentFieldName,
-          named: cursor.nodeIsNamed,
-          missing: cursor.nodeIsMissing,
+          named: kind.named,
+          missing: anyMissing && cursor.nodeIsMissing,
           start: cursor.startIndex,
           end: cursor.endIndex,
           children: [],

@@ -183,6 +183,42 @@ export const copier =
     return fx;
   };
 
+/** tar's options; `archive` judges `-f` (written when creating, read otherwise). */
+const tarTable = (archive: OptionKind): OptionTable => ({
+  long: {
+    ...flags(
+      '--create --extract --get --list --append --update --gzip --bzip2 --xz --zstd --lzma --auto-compress --verbose --keep-old-files --skip-old-files --no-same-owner --no-same-permissions --same-permissions --preserve-permissions --numeric-owner --dereference --no-recursion --recursion --totals --overwrite --strip-components --wildcards --anchored --exclude-vcs --exclude-vcs-ignores --sort --full-time',
+    ),
+    ...values(
+      '--exclude --transform --owner --group --mode --mtime --format --strip-components --sort',
+    ),
+    '--file': archive,
+    '--directory': 'value',
+    '--files-from': 'read',
+    '--exclude-from': 'read',
+    ...opts(
+      '--to-command --use-compress-program --checkpoint-action --info-script --new-volume-script --rsh-command --rmt-command',
+      'run',
+    ),
+  },
+  short: {
+    ...flags('c x t r u z j J a v k p h P O m S W'),
+    f: archive,
+    C: 'value',
+    T: 'read',
+    X: 'read',
+    I: 'run',
+    F: 'run',
+  },
+});
+/** Built once: a model runs for every decision, and building a table per call was most of its cost. */
+const TAR_CREATING = tarTable((v, f) => {
+  f.writes.push(v);
+});
+const TAR_READING = tarTable((v, f) => {
+  f.reads.push(v);
+});
+
 export const tar: Model = (argv) => {
   const fx = effectsOf('tar');
   // The old style (`tar cvfz out.tgz files`), read as the operand table reads it.
@@ -193,38 +229,7 @@ export const tar: Model = (argv) => {
     words.find((w) => /^--(create|extract|get|list|append|update)$/.test(w.value))?.value ?? '';
   const create = /^-[a-zA-Z]*[cru]/.test(mode) || /create|append|update/.test(long);
   const extract = /^-[a-zA-Z]*x/.test(mode) || /extract|get/.test(long);
-  const archive: OptionKind = (v, f) => {
-    if (create) f.writes.push(v);
-    else f.reads.push(v);
-  };
-  const table: OptionTable = {
-    long: {
-      ...flags(
-        '--create --extract --get --list --append --update --gzip --bzip2 --xz --zstd --lzma --auto-compress --verbose --keep-old-files --skip-old-files --no-same-owner --no-same-permissions --same-permissions --preserve-permissions --numeric-owner --dereference --no-recursion --recursion --totals --overwrite --strip-components --wildcards --anchored --exclude-vcs --exclude-vcs-ignores --sort --full-time',
-      ),
-      ...values(
-        '--exclude --transform --owner --group --mode --mtime --format --strip-components --sort',
-      ),
-      '--file': archive,
-      '--directory': 'value',
-      '--files-from': 'read',
-      '--exclude-from': 'read',
-      ...opts(
-        '--to-command --use-compress-program --checkpoint-action --info-script --new-volume-script --rsh-command --rmt-command',
-        'run',
-      ),
-    },
-    short: {
-      ...flags('c x t r u z j J a v k p h P O m S W'),
-      f: archive,
-      C: 'value',
-      T: 'read',
-      X: 'read',
-      I: 'run',
-      F: 'run',
-    },
-  };
-  const operands = readOptions(words, 1, table, fx);
+  const operands = readOptions(words, 1, create ? TAR_CREATING : TAR_READING, fx);
   fx.recursive = true;
   if (create) {
     fx.reads.push(...operands);
@@ -256,74 +261,73 @@ const writeNamed = (fx: ProgramEffects, op: string, url: ShellWord): void => {
   });
 };
 
+/** A value curl sends, which names a file read in some spellings (`@FILE`). */
+const curlData: OptionKind = (v, f, option) => {
+  const at = v.value.indexOf('@');
+  // A form field read from a file (`-F 'name=<FILE'`), a value url-encoded from one
+  // (`--data-urlencode name@FILE`), and a cookie option's value without `=` (a cookie file)
+  // are files read too.
+  const form = option === '-F' || option === '--form';
+  const from = form
+    ? /^[^=]*=</.exec(v.value)
+    : option === '--data-urlencode'
+      ? /^[^=@]*@/.exec(v.value)
+      : null;
+  if (at >= 0 && (at === 0 || v.value[at - 1] === '='))
+    f.reads.push(syntheticWord(v.value.slice(at + 1), v.literal));
+  else if (from) f.reads.push(syntheticWord(v.value.slice(from[0].length), v.literal));
+  else if ((option === '-b' || option === '--cookie') && !v.value.includes('=')) f.reads.push(v);
+  else if (!v.literal) f.reads.push(v);
+};
+
+const CURL_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--silent --show-error --fail --location --include --head --verbose --insecure --compressed --remote-name --remote-name-all --get --http1.1 --http2 --globoff --no-progress-meter --fail-with-body --create-dirs --remote-header-name',
+    ),
+    ...values(
+      '--request --header --user-agent --max-time --connect-timeout --retry --user --referer --write-out --url --proxy --resolve --range --max-redirs',
+    ),
+    '--output': download,
+    '--dump-header': 'write',
+    '--cookie-jar': 'write',
+    '--trace': 'write',
+    '--trace-ascii': 'write',
+    '--stderr': 'write',
+    '--output-dir': 'write',
+    '--upload-file': 'read',
+    '--config': 'read',
+    '--netrc-file': 'read',
+    '--cert': 'read',
+    '--key': 'read',
+    '--cookie': curlData,
+    '--data': curlData,
+    '--data-binary': curlData,
+    '--data-raw': 'value',
+    '--data-urlencode': curlData,
+    '--form': curlData,
+    '--json': curlData,
+  },
+  short: {
+    ...flags('s S f L i I v k O G g J #'),
+    ...values('X H A m u e w x r'),
+    o: download,
+    D: 'write',
+    c: 'write',
+    T: 'read',
+    K: 'read',
+    E: 'read',
+    b: curlData,
+    d: curlData,
+    F: curlData,
+  },
+};
+
 export const curl: Model = (argv) => {
   const fx = effectsOf('curl');
   fx.network = true;
   fx.readOnly = false;
-  const data: OptionKind = (v, f, option) => {
-    const at = v.value.indexOf('@');
-    // A form field read from a file (`-F 'name=<FILE'`), a value url-encoded from one
-    // (`--data-urlencode name@FILE`), and a cookie option's value without `=` (a cookie file)
-    // are files read too.
-    const form = option === '-F' || option === '--form';
-    const from = form
-      ? /^[^=]*=</.exec(v.value)
-      : option === '--data-urlencode'
-        ? /^[^=@]*@/.exec(v.value)
-        : null;
-    if (at >= 0 && (at === 0 || v.value[at - 1] === '='))
-      f.reads.push(syntheticWord(v.value.slice(at + 1), v.literal));
-    else if (from) f.reads.push(syntheticWord(v.value.slice(from[0].length), v.literal));
-    else if ((option === '-b' || option === '--cookie') && !v.value.includes('=')) f.reads.push(v);
-    else if (!v.literal) f.reads.push(v);
-  };
-  const urls = readOptions(
-    argv,
-    1,
-    {
-      long: {
-        ...flags(
-          '--silent --show-error --fail --location --include --head --verbose --insecure --compressed --remote-name --remote-name-all --get --http1.1 --http2 --globoff --no-progress-meter --fail-with-body --create-dirs --remote-header-name',
-        ),
-        ...values(
-          '--request --header --user-agent --max-time --connect-timeout --retry --user --referer --write-out --url --proxy --resolve --range --max-redirs',
-        ),
-        '--output': download,
-        '--dump-header': 'write',
-        '--cookie-jar': 'write',
-        '--trace': 'write',
-        '--trace-ascii': 'write',
-        '--stderr': 'write',
-        '--output-dir': 'write',
-        '--upload-file': 'read',
-        '--config': 'read',
-        '--netrc-file': 'read',
-        '--cert': 'read',
-        '--key': 'read',
-        '--cookie': data,
-        '--data': data,
-        '--data-binary': data,
-        '--data-raw': 'value',
-        '--data-urlencode': data,
-        '--form': data,
-        '--json': data,
-      },
-      short: {
-        ...flags('s S f L i I v k O G g J #'),
-        ...values('X H A m u e w x r'),
-        o: download,
-        D: 'write',
-        c: 'write',
-        T: 'read',
-        K: 'read',
-        E: 'read',
-        b: data,
-        d: data,
-        F: data,
-      },
-    },
-    fx,
-  );
+  const urls = readOptions(argv, 1, CURL_OPTIONS, fx);
   // -O / --remote-name writes the URL's last path segment in the working directory.
   if (
     argv.some(
@@ -334,51 +338,50 @@ export const curl: Model = (argv) => {
   return fx;
 };
 
+/** The effects whose wget was given `-O` (it then saves under that name, not the URL's). */
+const wgetNamed = new WeakSet<ProgramEffects>();
+const wgetDocument: OptionKind = (v, f, option) => {
+  wgetNamed.add(f);
+  download(v, f, option);
+};
+
+const WGET_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
+    ),
+    ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
+    '--output-document': wgetDocument,
+    '--output-file': 'write',
+    '--append-output': 'write',
+    '--directory-prefix': 'write',
+    '--input-file': 'read',
+    '--post-file': 'read',
+    '--body-file': 'read',
+    '--load-cookies': 'read',
+    '--save-cookies': 'write',
+    '--post-data': 'value',
+    '--execute': 'run',
+  },
+  short: {
+    ...flags('q v c N S r m p k b x E K H L np'),
+    ...values('t T U l w A R D'),
+    O: wgetDocument,
+    o: 'write',
+    a: 'write',
+    P: 'write',
+    i: 'read',
+    e: 'run',
+  },
+};
+
 export const wget: Model = (argv) => {
   const fx = effectsOf('wget');
   fx.network = true;
   fx.readOnly = false;
-  let named = false;
-  const document: OptionKind = (v, f, option) => {
-    named = true;
-    download(v, f, option);
-  };
-  const urls = readOptions(
-    argv,
-    1,
-    {
-      long: {
-        ...flags(
-          '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
-        ),
-        ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
-        '--output-document': document,
-        '--output-file': 'write',
-        '--append-output': 'write',
-        '--directory-prefix': 'write',
-        '--input-file': 'read',
-        '--post-file': 'read',
-        '--body-file': 'read',
-        '--load-cookies': 'read',
-        '--save-cookies': 'write',
-        '--post-data': 'value',
-        '--execute': 'run',
-      },
-      short: {
-        ...flags('q v c N S r m p k b x E K H L np'),
-        ...values('t T U l w A R D'),
-        O: document,
-        o: 'write',
-        a: 'write',
-        P: 'write',
-        i: 'read',
-        e: 'run',
-      },
-    },
-    fx,
-  );
+  const urls = readOptions(argv, 1, WGET_OPTIONS, fx);
   // Without -O (or --spider), wget saves each URL under its last path segment.
-  if (!named && !argv.some((w) => w.literal && w.value === '--spider'))
+  if (!wgetNamed.has(fx) && !argv.some((w) => w.literal && w.value === '--spider'))
     for (const url of urls) writeNamed(fx, 'wget', url);
   return fx;
 };
