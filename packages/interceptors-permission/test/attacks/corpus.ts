@@ -17,6 +17,7 @@ import { ROUND_NINE } from './corpus-round-nine';
 import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
 import { ROUND_TEN } from './corpus-round-ten';
+import { ROUND_THIRTEEN } from './corpus-round-thirteen';
 import { ROUND_THREE } from './corpus-round-three';
 import { ROUND_TWELVE } from './corpus-round-twelve';
 import { spellings } from './corpus-spellings';
@@ -46,6 +47,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_TEN,
   ...ROUND_ELEVEN,
   ...ROUND_TWELVE,
+  ...ROUND_THIRTEEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];

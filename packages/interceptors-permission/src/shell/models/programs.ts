@@ -1,4 +1,5 @@
 import { declare, echo, ls, printf, test, unset } from './builtins';
+import { COMPRESSORS, csplit, patch, split, uniq, unzip } from './file-writers';
 import type { Model } from './model';
 import { awk, find, grep, jq, reader, rg, SORT_TABLE, sed } from './readers';
 import { copier, curl, dd, interpreter, packageManager, tar, tee, wget } from './runners';
@@ -48,4 +49,10 @@ export const MODELS: Readonly<Record<string, Model>> = {
   tar,
   curl,
   wget,
+  uniq,
+  split,
+  csplit,
+  patch,
+  unzip,
+  ...COMPRESSORS,
 };

@@ -1,0 +1,284 @@
+import { type ShellWord, syntheticWord } from '../words';
+import {
+  effectsOf,
+  flags,
+  type Model,
+  notUnderstood,
+  type OptionKind,
+  type OptionTable,
+  opts,
+  type ProgramEffects,
+  readOptions,
+  values,
+} from './model';
+
+/**
+ * Programs that write files their operands name without saying so: uniq's OUTPUT, the pieces
+ * split and csplit write beside a prefix, the compressors' replacements of their operands; and
+ * patch and unzip, which write files named inside their input (not known before they run).
+ * Without these models an allow rule on them (`Bash(uniq:*)`) kept its prefix meaning, so
+ * `uniq a src/x` wrote `src/x` under an `Edit(./src/**)` deny and `split --filter=CMD` ran CMD.
+ */
+
+/** `-` is standard input or output, no file. */
+const isStdio = (w: ShellWord): boolean => w.literal && w.value === '-';
+
+/**
+ * The writes of every file whose name begins with `prefix` (split's `xaa`, `xab`, …): the prefix
+ * as a path (so a deny on its directory denies) and as a glob (so a rule on one of the names asks).
+ */
+const piecesOf = (prefix: ShellWord): ShellWord[] =>
+  prefix.literal ? [prefix, { ...syntheticWord(`${prefix.value}*`, true), glob: true }] : [prefix];
+
+const takesValue = (kind: OptionKind | undefined): boolean =>
+  kind === 'value' || kind === 'read' || kind === 'write' || typeof kind === 'function';
+
+/**
+ * The options given (`-c`, `--stdout`), read by `table` as {@link readOptions} reads them: a
+ * cluster stops at a letter that takes a value (`-Sct` is `-S ct`, not `-c`), and a value is never
+ * read as an option. What `table` does not know is already not understood by `readOptions`.
+ */
+const optionsGiven = (argv: readonly ShellWord[], table: OptionTable): Set<string> => {
+  const seen = new Set<string>();
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    if (!w.literal || !w.value.startsWith('-') || w.value === '-') continue;
+    const v = w.value;
+    if (v === '--') break;
+    if (v.startsWith('--')) {
+      const name = v.split('=')[0] as string;
+      seen.add(name);
+      if (!v.includes('=') && takesValue(table.long?.[name])) i++;
+      continue;
+    }
+    for (let j = 1; j < v.length; j++) {
+      const letter = v[j] as string;
+      seen.add(`-${letter}`);
+      if (takesValue(table.short?.[letter])) {
+        if (j === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return seen;
+};
+
+const writes = (fx: ProgramEffects, ...files: ShellWord[]): void => {
+  fx.writes.push(...files);
+  fx.readOnly = false;
+};
+
+const UNIQ_OPTIONS: OptionTable = {
+  long: {
+    ...flags('--count --repeated --ignore-case --unique --zero-terminated'),
+    ...values('--skip-fields --skip-chars --check-chars'),
+    ...opts('--all-repeated --group', 'opt'),
+  },
+  short: { ...flags('c d D i u z'), ...values('f s w') },
+};
+
+/** uniq [INPUT [OUTPUT]]: OUTPUT is written. */
+export const uniq: Model = (argv) => {
+  const fx = effectsOf('uniq');
+  const [input, output, ...extra] = readOptions(argv, 1, UNIQ_OPTIONS, fx);
+  if (input && !isStdio(input)) fx.reads.push(input);
+  if (output && !isStdio(output)) writes(fx, output);
+  if (extra.length > 0) notUnderstood(fx, `uniq takes at most two files (${extra[0]?.text})`);
+  return fx;
+};
+
+const SPLIT_OPTIONS: OptionTable = {
+  long: {
+    ...flags('--elide-empty-files --unbuffered --verbose'),
+    ...values(
+      '--suffix-length --additional-suffix --bytes --line-bytes --lines --number --separator',
+    ),
+    ...opts('--numeric-suffixes --hex-suffixes', 'opt'),
+    // Runs `$SHELL -c COMMAND` for each piece: judged as that command line.
+    '--filter': (v, f) => {
+      f.runs.push([syntheticWord('sh', true), syntheticWord('-c', true), v]);
+      f.readOnly = false;
+    },
+  },
+  short: { ...flags('d x e u'), ...values('a b C l n t') },
+};
+
+/**
+ * split [FILE [PREFIX]]: FILE read, `PREFIX*` written (`x*` without one). With `--filter` the pieces
+ * go to a command instead (judged as a command line), and nothing is written but what it writes.
+ */
+export const split: Model = (argv) => {
+  const fx = effectsOf('split');
+  const [input, prefix, ...extra] = readOptions(argv, 1, SPLIT_OPTIONS, fx);
+  if (input && !isStdio(input)) fx.reads.push(input);
+  if (fx.runs.length === 0) writes(fx, ...piecesOf(prefix ?? syntheticWord('x', true)));
+  if (extra.length > 0)
+    notUnderstood(fx, `split takes at most a file and a prefix (${extra[0]?.text})`);
+  return fx;
+};
+
+/** csplit FILE PATTERN…: FILE read, `PREFIX*` written (`xx*` without `-f`). */
+export const csplit: Model = (argv) => {
+  const fx = effectsOf('csplit');
+  let prefix = syntheticWord('xx', true);
+  const table: OptionTable = {
+    long: {
+      ...flags('--keep-files --quiet --silent --elide-empty-files --suppress-matched'),
+      ...values('--suffix-format --digits'),
+      '--prefix': (v) => {
+        prefix = v;
+      },
+    },
+    short: {
+      ...flags('k s q z'),
+      ...values('b n'),
+      f: (v) => {
+        prefix = v;
+      },
+    },
+  };
+  const [input] = readOptions(argv, 1, table, fx);
+  if (input && !isStdio(input)) fx.reads.push(input);
+  writes(fx, ...piecesOf(prefix));
+  return fx;
+};
+
+/** A compressor: its suffix, and whether it keeps its operand unless told to remove it (zstd). */
+interface Compressor {
+  readonly suffix: string;
+  readonly keeps: boolean;
+  readonly decompresses: boolean;
+}
+
+const COMPRESSOR_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--stdout --to-stdout --decompress --uncompress --force --keep --list --no-name --name --quiet --recursive --test --verbose --fast --best --rsyncable --rm --no-keep --synchronous',
+    ),
+    ...opts('--threads --compress --format', 'opt'),
+    '--suffix': 'value',
+    '--output': 'write',
+  },
+  short: {
+    ...flags('c d z f k l n N q r t v 1 2 3 4 5 6 7 8 9'),
+    S: 'value',
+    o: 'write',
+  },
+};
+
+/** Suffixes a decompressor strips, and what it puts in their place. */
+const STRIPPED: readonly [string, string][] = [
+  ['.tgz', '.tar'],
+  ['.taz', '.tar'],
+  ['.tbz2', '.tar'],
+  ['.tbz', '.tar'],
+  ['.txz', '.tar'],
+  ['.tzst', '.tar'],
+  ['.gz', ''],
+  ['-gz', ''],
+  ['.z', ''],
+  ['.Z', ''],
+  ['.bz2', ''],
+  ['.bz', ''],
+  ['.xz', ''],
+  ['.lzma', ''],
+  ['.zst', ''],
+];
+
+/**
+ * gzip, bzip2, xz, zstd and their `un…` twins: each operand is read and, unless `-c` sends the
+ * result to standard output (or `-t` / `-l` only check it), replaced by its compressed or
+ * decompressed copy: the copy is written, and the operand removed (a write too), except by zstd
+ * without `--rm` or with `-k`.
+ */
+const compressor =
+  (program: string, { suffix, keeps, decompresses }: Compressor): Model =>
+  (argv) => {
+    const fx = effectsOf(program);
+    const operands = readOptions(argv, 1, COMPRESSOR_OPTIONS, fx);
+    const seen = optionsGiven(argv, COMPRESSOR_OPTIONS);
+    const given = (...names: string[]): boolean => names.some((name) => seen.has(name));
+    if (given('-r', '--recursive')) fx.recursive = true;
+    const files = operands.filter((w) => !isStdio(w));
+    fx.reads.push(...files);
+    if (
+      given('-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list') ||
+      files.length === 0
+    )
+      return fx;
+    const decompress = decompresses || given('-d', '--decompress', '--uncompress');
+    const removes = keeps ? given('--rm') : !given('-k', '--keep') || given('--no-keep');
+    // A suffix of its own (`-S .x`), a recursive run or a file not known before it runs: the copy's
+    // name is not known, so every name that begins with the operand's (less its suffix) is taken
+    // as written.
+    const plain = !given('-S', '--suffix') && !fx.recursive && files.every((w) => w.literal);
+    for (const file of files) {
+      if (removes) writes(fx, file);
+      if (given('-o', '--output')) continue;
+      if (!plain) {
+        writes(fx, ...piecesOf(syntheticWord(file.value.replace(/\.[^./]*$/, ''), file.literal)));
+        continue;
+      }
+      if (!decompress) writes(fx, syntheticWord(`${file.value}${suffix}`, true));
+      else {
+        const strip = STRIPPED.find(([ending]) => file.value.endsWith(ending));
+        if (strip)
+          writes(fx, syntheticWord(file.value.slice(0, -strip[0].length) + strip[1], true));
+      }
+    }
+    fx.readOnly = false;
+    return fx;
+  };
+
+const gzipLike = { suffix: '.gz', keeps: false, decompresses: false };
+export const COMPRESSORS: Readonly<Record<string, Model>> = {
+  gzip: compressor('gzip', gzipLike),
+  gunzip: compressor('gunzip', { ...gzipLike, decompresses: true }),
+  pigz: compressor('pigz', gzipLike),
+  unpigz: compressor('unpigz', { ...gzipLike, decompresses: true }),
+  bzip2: compressor('bzip2', { ...gzipLike, suffix: '.bz2' }),
+  bunzip2: compressor('bunzip2', { ...gzipLike, suffix: '.bz2', decompresses: true }),
+  xz: compressor('xz', { ...gzipLike, suffix: '.xz' }),
+  unxz: compressor('unxz', { ...gzipLike, suffix: '.xz', decompresses: true }),
+  lzma: compressor('lzma', { ...gzipLike, suffix: '.lzma' }),
+  unlzma: compressor('unlzma', { ...gzipLike, suffix: '.lzma', decompresses: true }),
+  zstd: compressor('zstd', { suffix: '.zst', keeps: true, decompresses: false }),
+  unzstd: compressor('unzstd', { suffix: '.zst', keeps: true, decompresses: true }),
+};
+
+/** patch writes the files its patch names: not known before it runs, unless it only checks. */
+export const patch: Model = (argv) => {
+  const fx = effectsOf('patch');
+  fx.readOnly = false;
+  const operands = argv.slice(1).filter((w) => !w.literal || !w.value.startsWith('-'));
+  fx.reads.push(...operands);
+  notUnderstood(fx, 'patch writes the files its patch names, which are not known before it runs');
+  return fx;
+};
+
+const UNZIP_LISTS = /^-[a-zA-Z]*[lptvcZ]/;
+const UNZIP_OPTIONS: OptionTable = {
+  short: {
+    ...flags('l p t v c z q o n j a C L X K M U V W'),
+    ...values('P'),
+    d: 'write',
+    x: 'flag',
+  },
+};
+
+/**
+ * unzip lists (`-l`), tests (`-t`) or prints (`-p`, `-c`) an archive without writing; otherwise it
+ * writes the files the archive names (with `-d DIR`, under DIR), not known before it runs.
+ */
+export const unzip: Model = (argv) => {
+  const fx = effectsOf('unzip');
+  const first = argv[1];
+  if (first?.literal && UNZIP_LISTS.test(first.value)) {
+    const operands = readOptions(argv, 1, UNZIP_OPTIONS, fx);
+    if (operands[0]) fx.reads.push(operands[0]);
+    return fx;
+  }
+  fx.reads.push(...argv.slice(1).filter((w) => !w.literal || !w.value.startsWith('-')));
+  notUnderstood(fx, 'unzip writes the files the archive names, which are not known before it runs');
+  return fx;
+};
