@@ -1,5 +1,5 @@
 import { envAllowed } from '../names';
-import type { ShellWord } from '../words';
+import { type ShellWord, syntheticWord } from '../words';
 import { effectsOf, type Model, notUnderstood, type ProgramEffects } from './model';
 
 /** Names a declaration or `printf -v` assigns: a subscript evaluates code, and exports need the allowlist. */
@@ -34,12 +34,14 @@ export const declare: Model = (argv) => {
   const fx = effectsOf(program);
   let exported = program === 'export';
   let integer = false;
+  let array = false;
   const names: ShellWord[] = [];
   for (const w of argv.slice(1)) {
     if (w.literal && /^[-+][a-zA-Z]+$/.test(w.value)) {
       const letters = w.value.slice(1);
       if (letters.includes('x')) exported = true;
       if (letters.includes('i')) integer = true;
+      if (/[aA]/.test(letters)) array = true;
       if (letters.includes('n'))
         notUnderstood(fx, `${program} -n makes a name refer to another, evaluated later`);
       if (/[^aAfFgilnprtuxI]/.test(letters))
@@ -48,9 +50,22 @@ export const declare: Model = (argv) => {
     }
     names.push(w);
   }
+  // declare, typeset and local assign `(…)` to an array (given -a / -A, or one already) as a
+  // compound assignment, export and readonly only given -a / -A; its subscripts are evaluated as
+  // arithmetic: `declare -a a='([$(cmd)]=1)'` runs cmd, and so does `a="$v"` with v='([$(cmd)]=1)'.
+  const compound = array || (program !== 'export' && program !== 'readonly');
   for (const w of names) {
     judgeAssignedName(w, fx, exported);
     const eq = w.value.indexOf('=');
+    if (
+      compound &&
+      eq >= 0 &&
+      (w.literal ? w.value[eq + 1] === '(' : !/^[^=]*=["']?[^"'$`(\\]/.test(w.text))
+    )
+      notUnderstood(
+        fx,
+        `${program} ${w.text} may assign a list whose subscripts are evaluated as arithmetic, which may run commands`,
+      );
     if (integer && eq >= 0 && !/^-?[0-9]+$/.test(w.value.slice(eq + 1)))
       notUnderstood(fx, `${program} -i evaluates ${w.text} as arithmetic, which may run commands`);
     if (integer && eq < 0)
@@ -129,10 +144,17 @@ export const echo: Model = () => {
 export const printf: Model = (argv) => {
   const fx = effectsOf('printf');
   fx.partial = true;
-  if (argv[1]?.value === '-v') {
+  const first = argv[1];
+  if (first === undefined) return fx;
+  // bash reads `-vNAME` as `-v NAME`, and takes its options from the words as they expand:
+  // `printf "$f" y` with f='-va[$(cmd)]' runs cmd.
+  if (!first.literal && !/^["']?[^-"'$`\\]/.test(first.text))
+    notUnderstood(fx, `${first.text} may be the option -v, which assigns to a name`);
+  else if (first.value === '-v') {
     const name = argv[2];
     if (name) judgeAssignedName(name, fx, false);
-  }
+  } else if (first.literal && first.value.startsWith('-v'))
+    judgeAssignedName(syntheticWord(first.value.slice(2), true), fx, false);
   return fx;
 };
 

@@ -158,13 +158,13 @@ export const sed: Model = (argv) => {
     },
     fx,
   );
-  // `-i` takes its suffix attached only; `--in-place` with or without `=SUFFIX`.
-  if (
-    argv.some(
-      (w) => w.literal && (/^-[a-zA-Z]*i/.test(w.value) || /^--in-place(=|$)/.test(w.value)),
-    )
-  )
-    inPlace = true;
+  // `-i` takes its suffix attached only (`-ni.bak`: `.bak`); `--in-place` with or without
+  // `=SUFFIX`. The suffix names a backup of each file, which sed writes.
+  const suffixes = argv.flatMap((w) => {
+    const m = w.literal ? /^-[a-zA-Z]*?i(.*)|^--in-place(?:=(.*)|$)/.exec(w.value) : null;
+    return m ? [m[1] ?? m[2] ?? ''] : [];
+  });
+  if (suffixes.length > 0) inPlace = true;
   const sandbox = argv.some((w) => w.literal && w.value === '--sandbox');
   const given = scripts.length > 0 || fromFile;
   const files = given ? operands : operands.slice(1);
@@ -177,7 +177,19 @@ export const sed: Model = (argv) => {
   fx.reads.push(...files);
   if (inPlace) {
     // Editing in place is not what a rule for a reader means: judged like output redirection.
-    for (const f of files) fx.sideWrites.push({ op: 'sed -i', target: f });
+    for (const f of files) {
+      fx.sideWrites.push({ op: 'sed -i', target: f });
+      for (const suffix of suffixes.filter((x) => x !== '')) {
+        // A `/` puts the backup elsewhere (`-i'src/*'` writes src/FILE), a `*` is the file's name.
+        if (/[/*]/.test(suffix))
+          notUnderstood(fx, `sed -i${suffix} writes each backup where its suffix says`);
+        else
+          fx.sideWrites.push({
+            op: 'sed -i',
+            target: syntheticWord(`${f.value}${suffix}`, f.literal),
+          });
+      }
+    }
     fx.readOnly = false;
   }
   return fx;
@@ -277,9 +289,16 @@ export const jq: Model = (argv) => {
   if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
   const filter = fromFile ? undefined : operands[0];
   if (filter) judgeJqFilter(filter, fx);
-  // After --args / --jsonargs the positional words are values, not files.
-  if (!rest.some((w) => w.literal && (w.value === '--args' || w.value === '--jsonargs')))
-    fx.reads.push(...(fromFile ? operands : operands.slice(1)));
+  // After --args / --jsonargs the positional words are values, not files; the ones before are
+  // still files read (`jq -R . .env --args x` prints .env).
+  const argsAt = rest.findIndex(
+    (w) => w.literal && (w.value === '--args' || w.value === '--jsonargs'),
+  );
+  fx.reads.push(
+    ...(fromFile ? operands : operands.slice(1)).filter(
+      (w) => argsAt < 0 || rest.indexOf(w) < argsAt,
+    ),
+  );
   return fx;
 };
 

@@ -13,6 +13,33 @@ const delimited = (s: string, i: number, delim: string): number => {
   return -1;
 };
 
+/**
+ * Whether a regular expression's text, as a plain reading of its delimited part found it, closes
+ * every bracket expression it opens. GNU sed and awk read `[…]` as one piece, the delimiter and a
+ * backslash inside it as themselves (`s/[/]/x/e`: `[/]` is the expression), so a part whose bracket
+ * is still open at its end is not where the program ends it.
+ */
+const bracketsClosed = (re: string): boolean => {
+  for (let i = 0; i < re.length; i++) {
+    if (re[i] === '\\') i++;
+    else if (re[i] === '[') {
+      i++;
+      if (re[i] === '^') i++;
+      if (re[i] === ']') i++;
+      for (; re[i] !== ']'; i++) {
+        if (i >= re.length) return false;
+        // `[:alpha:]`, `[=a=]`, `[.-.]` inside a bracket: their `]` does not close it.
+        if (re[i] === '[' && ':=.'.includes(re[i + 1] ?? '_')) {
+          const close = re.indexOf(`${re[i + 1]}]`, i + 2);
+          if (close < 0) return false;
+          i = close + 1;
+        }
+      }
+    }
+  }
+  return true;
+};
+
 const restOfLine = (s: string, i: number): [string, number] => {
   const end = s.indexOf('\n', i);
   const stop = end < 0 ? s.length : end;
@@ -50,8 +77,9 @@ export function judgeSedScript(script: string, fx: ProgramEffects, sandbox: bool
     } else if (s[i] === '$') i++;
     else if (s[i] === '/' || s[i] === '\\') {
       const delim = s[i] === '\\' ? (s[++i] as string) : '/';
-      i = delimited(s, i + 1, delim);
-      if (i < 0) return false;
+      const start = i + 1;
+      i = delimited(s, start, delim);
+      if (i < 0 || !bracketsClosed(s.slice(start, i - 1))) return false;
       while (s[i] === 'I' || s[i] === 'M') i++;
     }
     return true;
@@ -90,7 +118,13 @@ export function judgeSedScript(script: string, fx: ProgramEffects, sandbox: bool
         fail(`${cmd} has no delimiter`);
         return;
       }
-      i = delimited(s, i + 1, delim);
+      const start = i + 1;
+      i = delimited(s, start, delim);
+      // s's pattern is a regular expression (its brackets read as one piece); y's are not.
+      if (cmd === 's' && i >= 0 && !bracketsClosed(s.slice(start, i - 1))) {
+        fail('a bracket expression holds the delimiter');
+        return;
+      }
       if (i >= 0) i = delimited(s, i, delim);
       if (i < 0) {
         fail(`${cmd} is not closed`);
@@ -117,7 +151,10 @@ export function judgeSedScript(script: string, fx: ProgramEffects, sandbox: bool
     } else if (cmd === 'a' || cmd === 'i' || cmd === 'c') {
       i = restOfLine(s, i)[1];
     } else if (cmd === 'b' || cmd === 't' || cmd === 'T' || cmd === ':') {
-      while (i < s.length && s[i] !== ';' && s[i] !== '\n') i++;
+      // GNU sed ends a label at a blank, `;` or `}`, and reads a command after it: `:x w FILE`
+      // writes FILE, `:x r FILE` reads it.
+      while (s[i] === ' ' || s[i] === '\t') i++;
+      while (i < s.length && !/[\s;}]/.test(s[i] as string)) i++;
     } else if (cmd === 'e') {
       fail('e runs a command');
       return;
@@ -128,22 +165,120 @@ export function judgeSedScript(script: string, fx: ProgramEffects, sandbox: bool
   }
 }
 
+/** A string literal (`"…"`, backslash escapes; jq's may hold a newline). */
+const STRING = /"(?:\\.|[^"\\])*"/y;
+/** A comment, to the end of its line (a backslash before the newline does not go on with it). */
+const COMMENT = /#[^\n]*/y;
+/** After these words a `/` begins a regular expression (`print /x/`), after other words it divides. */
+const AWK_BEFORE_REGEX = new Set(['print', 'printf', 'return', 'exit', 'case', 'else', 'do']);
+
 /**
- * Judges an awk program: `system`, pipes, output redirection, `getline` from a file and
- * extensions reach beyond the input, so a program with any of them is not understood. String
- * literals are left out first (`"a|b"` is text); regular expressions stay (over-approximates).
+ * Reads an awk program as awk's lexer does: comments are left out, string literals blanked
+ * (`"a|b"` is text), and a `/` where an operand is expected begins a regular expression, whose
+ * `"` and `#` are its own (`/"/`). Returns the code with the regular expressions kept and with
+ * them blanked (`print /;/ > "f"`), or why the program was not read.
+ */
+function readAwk(program: string): { code: string; bare: string } | string {
+  let code = '';
+  let bare = '';
+  // Whether the last token ends an operand (`x`, `)`, `"s"`): a `/` after it divides.
+  let operand = false;
+  let word = '';
+  // For each open `(`, whether it holds the condition of if / while / for.
+  const parens: boolean[] = [];
+  let i = 0;
+  const take = (re: RegExp): string | undefined => {
+    re.lastIndex = i;
+    const m = re.exec(program)?.[0];
+    if (m !== undefined) i += m.length;
+    return m;
+  };
+  while (i < program.length) {
+    const c = program[i] as string;
+    if (c === '\\' && program[i + 1] === '\n') {
+      i += 2;
+      continue;
+    }
+    if (take(COMMENT) !== undefined) continue;
+    if (c === '"') {
+      if (take(STRING) === undefined) return 'a string is not closed';
+      code += '""';
+      bare += '""';
+      operand = true;
+      word = '';
+      continue;
+    }
+    const name = take(/[A-Za-z0-9_.]+/y);
+    if (name !== undefined) {
+      code += name;
+      bare += name;
+      word = name;
+      operand = !AWK_BEFORE_REGEX.has(name);
+      continue;
+    }
+    // `a++ / 2` still divides.
+    const step = take(/\+\+|--/y);
+    if (step !== undefined) {
+      code += step;
+      bare += step;
+      word = '';
+      continue;
+    }
+    i++;
+    if (c === '/') {
+      const end = delimited(program, i, '/');
+      const re = program.slice(i, end - 1);
+      if (operand) {
+        // Read as a division: were it a regular expression, a `"` or `#` in it would be its own.
+        if (end >= 0 && /["#]/.test(re)) return 'a / may begin a regular expression holding " or #';
+      } else {
+        if (end < 0 || !bracketsClosed(re))
+          return 'a regular expression is not closed where awk closes it';
+        code += `/${re}/`;
+        bare += '//';
+        operand = true;
+        word = '';
+        i = end;
+        continue;
+      }
+    }
+    code += c;
+    bare += c;
+    if (c === '(') parens.push(/^(if|while|for)$/.test(word));
+    // `if (x) /re/`: a statement begins after the condition.
+    if (c === ')') operand = !parens.pop();
+    else if (c === ']') operand = true;
+    // A newline ends a statement.
+    else if (c === '\n' || !/\s/.test(c)) operand = false;
+    if (!/\s/.test(c)) word = '';
+  }
+  return { code, bare };
+}
+
+/**
+ * Judges an awk program: `system`, pipes, output redirection, `getline` from a file, `ARGV` (the
+ * files it reads may be changed) and extensions reach beyond the input, so a program with any of
+ * them is not understood. String literals and comments are left out first (`"a|b"` is text);
+ * regular expressions stay (over-approximates).
  */
 export function judgeAwkProgram(program: ShellWord, fx: ProgramEffects): void {
   if (!program.literal) {
     notUnderstood(fx, `the awk program ${program.text} is not known before it runs`);
     return;
   }
-  const code = program.value.replace(/"(\\.|[^"\\])*"/g, '""');
+  const read = readAwk(program.value);
+  if (typeof read === 'string') {
+    notUnderstood(fx, `the awk program is not understood: ${read}`);
+    return;
+  }
   // gawk calls a function by a name held in a variable (`f = "sys" "tem"; @f("cmd")`), built-in
-  // ones too: an indirect call may be system().
+  // ones too: an indirect call may be system(). A print's words may go on after a comma on the
+  // next line (`print "x",⏎"y" > "f"`).
   const reach =
-    /\bsystem\s*\(|\||print[f]?\b[^;}\n]*>|\bgetline\b|@(include|load)|@[A-Za-z_][A-Za-z0-9_:]*\s*\(|\bENVIRON\b|\bclose\s*\(|\bfflush\s*\(/;
-  const hit = reach.exec(code.replace(/\|\|/g, ' OR '));
+    /\bsystem\s*\(|\||print[f]?\b[^;}]*>|\bgetline\b|@(include|load)|@[A-Za-z_][A-Za-z0-9_:]*\s*\(|\bENVIRON\b|\bARGV\b|\bclose\s*\(|\bfflush\s*\(/;
+  const hit =
+    reach.exec(read.code.replace(/\|\|/g, ' OR ')) ??
+    reach.exec(read.bare.replace(/\|\|/g, ' OR '));
   if (hit)
     notUnderstood(
       fx,
@@ -157,6 +292,11 @@ export function judgeJqFilter(filter: ShellWord, fx: ProgramEffects): void {
     notUnderstood(fx, `the jq filter ${filter.text} is not known before it runs`);
     return;
   }
-  if (/\b(import|include)\b/.test(filter.value.replace(/"(\\.|[^"\\])*"/g, '""')))
+  // Comments are left out (a `"` in one begins no string) and strings blanked, but a string
+  // with an interpolation (`"\\(…)"`) is kept: it holds code.
+  const code = filter.value.replace(/"(?:\\.|[^"\\])*"|#[^\n]*/g, (m) =>
+    m.startsWith('#') ? '' : m.includes('\\(') ? m : '""',
+  );
+  if (/\b(import|include)\b/.test(code))
     notUnderstood(fx, 'the jq filter imports a module, which reads files from the search path');
 }

@@ -1,0 +1,448 @@
+/**
+ * Mutation round seven, the readers' models: the scripts they judge (scripts.ts: a sed script, an
+ * awk program, a jq filter), the builtins (builtins.ts) and the readers (readers.ts). Each case
+ * fails under a change the mutation run (`pnpm mutate:permission`) found surviving, or under the
+ * old code of a fix made in that round.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bash, makeProject } from '../../../test/helpers';
+import { type PermissionInterceptor, permissionInterceptor } from '../../index';
+import { loadShellParser } from '../parser';
+
+const { root, home } = makeProject();
+let policy: PermissionInterceptor;
+let plan: PermissionInterceptor;
+beforeAll(async () => {
+  await loadShellParser();
+  policy = permissionInterceptor({
+    cwd: root,
+    home,
+    rules: {
+      allow: ['Bash(sed:*)', 'Bash(awk:*)', 'Bash(gawk:*)', 'Bash(mawk:*)', 'Bash(jq:*)'],
+      deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./src/**)', 'Bash(rm:*)'],
+    },
+  });
+  plan = permissionInterceptor({ cwd: root, home, mode: 'plan', rules: { allow: ['Bash'] } });
+  await Promise.all([policy.ready, plan.ready]);
+});
+const explain = (line: string) => policy.explain(bash(line));
+const has = (program: string) => spawnSync(program, ['--version']).status === 0;
+
+/** Runs `line` with bash in a fresh project (with `slash.txt` holding a `/`); returns stdout. */
+const runFor = (line: string): { dir: string; out: string } => {
+  const dir = makeProject().root;
+  writeFileSync(join(dir, 'slash.txt'), 'a/b\n');
+  mkdirSync(join(dir, 'secrets'), { recursive: true });
+  writeFileSync(join(dir, 'secrets', 'data.json'), '{"key":"s3cret"}\n');
+  const r = spawnSync('bash', ['-c', line], { cwd: dir, encoding: 'utf8', timeout: 10_000 });
+  return { dir, out: r.stdout };
+};
+
+describe('what a sed, awk or jq program did unseen (round seven; each ran for real)', () => {
+  // Before, each of these was allowed under Bash(sed:*), Bash(awk:*) or Bash(jq:*): the model read
+  // the program otherwise than the program does, and what it did was not seen.
+  const writes: [string, string, string][] = [
+    // GNU sed ends a label at a blank and reads a command after it; the model took the rest of
+    // the line as the label.
+    ['sed', "sed -n ':x w src/pwned' README.md", 'deny'],
+    ['sed', "sed -n 'b x w src/pwned' README.md", 'deny'],
+    ['sed', "sed ':x s/.*/touch src\\/pwned/e' README.md", 'ask'],
+    // `[/]` is one bracket expression to sed: the pattern is `[/]`, and `e` is a flag.
+    ['sed', "sed 's/.*[/].*/touch src\\/pwned/e;s/a/b/' slash.txt", 'ask'],
+    // A `"` in a comment or in a regular expression began a "string" for the model, which then
+    // hid the code up to the next `"`.
+    ['awk', `awk '# "\nBEGIN { system("touch src/pwned") } # "'`, 'ask'],
+    ['awk', `awk 'BEGIN { if (/"/) {}; system("touch src/pwned"); if (/"/) {} }'`, 'ask'],
+    ['awk', `awk 'BEGIN { if (1) /"/; system("touch src/pwned"); if (1) /"/ }'`, 'ask'],
+    ['mawk', `mawk 'BEGIN { if (/"/) {}; system("touch src/pwned"); if (/"/) {} }'`, 'ask'],
+    // A print's words go on after a comma on the next line, and a `;` or `}` in a regular
+    // expression ends no statement: the redirection was not seen.
+    ['gawk', `gawk 'BEGIN { print "x",\n"y" > "src/pwned" }'`, 'ask'],
+    ['gawk', `gawk 'BEGIN { print /}/ > "src/pwned" }'`, 'ask'],
+    ['mawk', `mawk 'BEGIN { print /;/ > "src/pwned" }'`, 'ask'],
+    ['gawk', `gawk 'BEGIN { print 1 + /;/ > "src/pwned" }'`, 'ask'],
+  ];
+  it.each(writes)('%s: %s writes src/pwned', (program, line) => {
+    if (!has(program)) return;
+    const { dir } = runFor(line);
+    expect(existsSync(join(dir, 'src', 'pwned'))).toBe(true);
+  });
+  it.each(writes)('%s: %s is %s', async (_program, line, behavior) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe(behavior);
+  });
+
+  const reads: [string, string, string, string][] = [
+    ['sed', "sed -n ':x r .env' README.md", 'TOKEN', 'deny'],
+    // awk reads the files named in ARGV when its BEGIN ends, changed or not.
+    ['gawk', `gawk 'BEGIN { ARGV[1] = ".env"; ARGC = 2 } { print }'`, 'TOKEN', 'ask'],
+    ['mawk', `mawk 'BEGIN { ARGV[1] = ".env"; ARGC = 2 } { print }'`, 'TOKEN', 'ask'],
+    // jq imports a JSON file as data (`import "x" as $d` reads x.json); the `"` in the comment
+    // hid the `import` from the model.
+    ['jq', `jq -n '# "\nimport "./secrets/data" as $d; $d'`, 's3cret', 'ask'],
+  ];
+  it.each(reads)('%s: %s prints the protected file', (program, line, secret) => {
+    if (!has(program)) return;
+    expect(runFor(line).out).toContain(secret);
+  });
+  it.each(reads)('%s: %s (prints %s) is %s', async (_program, line, _secret, behavior) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe(behavior);
+  });
+});
+
+describe('the sed script reader', () => {
+  // Each allowed script is one the model must follow to its end: were a separator, an address
+  // or a command misread, it would ask (or, for the timeouts, never end).
+  it.each([
+    "sed 's/a/b/' README.md",
+    "sed 's/a/b/g' README.md",
+    "sed -n 's/a/b/2p' README.md",
+    "sed -n '/x/Ip' README.md",
+    "sed -n '/x/Mp' README.md",
+    "sed -n '$p' README.md",
+    "sed -n '\\%x%p' README.md",
+    "sed -n '1,3p' README.md",
+    "sed -n '1,+2p' README.md",
+    "sed -n '1,~2p' README.md",
+    "sed -n '0,/x/p' README.md",
+    "sed -n '0~2p' README.md",
+    "sed -n '1!p' README.md",
+    "sed -n '1 p' README.md",
+    "sed -n '$' README.md",
+    "sed 'q5' README.md",
+    "sed -n '1{p}' README.md",
+    "sed -n '1{\np\n}' README.md",
+    "sed 'y/abc/xyz/' README.md",
+    "sed '1a text' README.md",
+    "sed '1i text' README.md",
+    "sed '1c text' README.md",
+    "sed -n ':x' README.md",
+    "sed -n 'bx' README.md",
+    "sed -n 'tx' README.md",
+    "sed -n 'Tx' README.md",
+    "sed -n 'b  x;p' README.md",
+    "sed -n '1{bx};p' README.md",
+    "sed -n ':a;N;$!ba;p' README.md",
+    "sed -n '# a note\n1p' README.md",
+    "sed -n 's/[[:alpha:]]/x/p' README.md",
+    "sed -n 's/[]a]/x/p' README.md",
+    "sed -n 's/[^]a]/x/p' README.md",
+    "sed -n 's/[[=a=][.-.]]/x/p' README.md",
+    "sed -n 's/\\[/x/p' README.md",
+    "sed -n 's/[\\]/x/p' README.md",
+    "sed -n 's/a/[/p' README.md",
+    "sed -n '/[0-9]/p' README.md",
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+
+  // Each write (or read) is found only when the reader gets to it: past the address, the
+  // separator or the command before it.
+  it.each([
+    ["sed -n '1w src/out' README.md", 'sed w'],
+    ["sed -n '$w src/out' README.md", 'sed w'],
+    ["sed -n '\\%x%w src/out' README.md", 'sed w'],
+    ["sed -n '/x/Iw src/out' README.md", 'sed w'],
+    ["sed -n '/x/Mw src/out' README.md", 'sed w'],
+    ["sed -n '1,3w src/out' README.md", 'sed w'],
+    ["sed -n '1,+2w src/out' README.md", 'sed w'],
+    ["sed -n '1,~2w src/out' README.md", 'sed w'],
+    ["sed -n '1,/x/w src/out' README.md", 'sed w'],
+    ["sed -n '1!w src/out' README.md", 'sed w'],
+    ["sed -n '1 w src/out' README.md", 'sed w'],
+    ["sed -n 'q5;w src/out' README.md", 'sed w'],
+    ["sed -n '1{w src/out\n}' README.md", 'sed w'],
+    ["sed -n 'y/a/b/;w src/out' README.md", 'sed w'],
+    ["sed -n 'p;\tw src/out' README.md", 'sed w'],
+    ["sed -n 'p\nw src/out' README.md", 'sed w'],
+    ["sed -n 'p;w src/out' README.md", 'sed w'],
+    ["sed -n '# note\nw src/out' README.md", 'sed w'],
+    ["sed -n '1r README.md\nw src/out' README.md", 'sed w'],
+    ["sed -n '1a text\nw src/out' README.md", 'sed w'],
+    ["sed -n 'bx;w src/out' README.md", 'sed w'],
+    ["sed -n 'W src/out' README.md", 'sed W'],
+    ["sed -n 's/a\\/b/c/w src/out' README.md", 'sed s///w'],
+    ["sed -n 's/a/b/w src/out' README.md", 'sed s///w'],
+    ["sed -n 's/a/b/gw src/out' README.md", 'sed s///w'],
+    ["sed -n 's/[[:alpha:]]/x/w src/out' README.md", 'sed s///w'],
+  ])('%s: denied, the write seen (%s)', async (line, op) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('deny');
+    expect(d.reason).toContain(`"${op} src/out"`);
+  });
+  it.each(["sed -n '1r .env' README.md", "sed -n '1R .env' README.md"])(
+    '%s: reads .env, denied',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+      expect(d.reason).toContain('reading');
+    },
+  );
+
+  it.each([
+    ["sed -n 's/a/b/e' README.md", 's///e runs the pattern space as a command'],
+    ["sed -n '1e id' README.md", 'e runs a command'],
+    ["sed -n 'y/a/b/e' README.md", 'e runs a command'],
+    ["sed -n 'v' README.md", 'command "v" is not one the model knows'],
+    ["sed -n '1\\' README.md", 'command "\\\\" is not one the model knows'],
+    ["sed -n 's' README.md", 's has no delimiter'],
+    ["sed -n 's\na\nb\n' README.md", 's has no delimiter'],
+    ["sed -n 's\\a\\b\\' README.md", 's has no delimiter'],
+    ["sed -n 's/abc' README.md", 's is not closed'],
+    ["sed -n 's/a/b' README.md", 's is not closed'],
+    ["sed -n 's/a\n/b/' README.md", 's is not closed'],
+    ["sed -n 'y/a/b' README.md", 'y is not closed'],
+    ["sed -n '/abc' README.md", 'an address is not closed'],
+    ["sed -n '1,/abc' README.md", 'an address is not closed'],
+    ["sed -n '/[/]/p' README.md", 'an address is not closed'],
+    ["sed -n 's/[/]/x/' README.md", 'a bracket expression holds the delimiter'],
+    ["sed -n 's/[]/]/x/' README.md", 'a bracket expression holds the delimiter'],
+    ["sed -n 's/[\\\\/]/x/' README.md", 'a bracket expression holds the delimiter'],
+    ["sed -n 's/[[:alpha:/]/x/' README.md", 'a bracket expression holds the delimiter'],
+    ["sed -n 's/[[:alpha:]/x/' README.md", 'a bracket expression holds the delimiter'],
+    ["sed -n 'r' README.md", 'r names no file'],
+    ["sed --sandbox -n '1r README.md' README.md", 'r is refused under --sandbox'],
+    ["sed --sandbox -n '1w out.txt' README.md", 'w is refused under --sandbox'],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+
+  it('names the script by its first 40 characters', async () => {
+    const script = `${'p;'.repeat(25)}v`;
+    const d = await explain(`sed -n '${script}' README.md`);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(`sed script ${JSON.stringify(script.slice(0, 40))}: command "v"`);
+  });
+
+  it('a script that writes is not read-only: plan mode refuses it', async () => {
+    // Without it, `w` to a file no rule guards ran in plan mode.
+    const d = await plan.explain(bash("sed -n '1w out.txt' README.md"));
+    expect(d.behavior, d.reason).toBe('deny');
+    const ok = await plan.explain(bash("sed -n '1r README.md' README.md"));
+    expect(ok.behavior, ok.reason).toBe('allow');
+  });
+});
+
+describe('the awk program reader', () => {
+  // Each allowed program is one the reader must take apart as awk does: a comment, a string, a
+  // regular expression or a division misread would ask.
+  it.each([
+    `awk '{ print $1 }' README.md`,
+    `awk '/"/' README.md`,
+    `awk '$0 ~ "a|b"' README.md`,
+    `awk '{ print "a\\"|b" }' README.md`,
+    `awk '# it says "hi\n{ print }' README.md`,
+    `awk '{ print $1/2; x = $2 / 3 }' README.md`,
+    `awk '{ s += $1 } END { print s / NR }' README.md`,
+    `awk '{ x = n++ / 2 }' README.md`,
+    `awk '{ x = n-- / 2 }' README.md`,
+    `awk '{ x = a[1] / 2 }' README.md`,
+    `awk '{ x = (1) / 2 }' README.md`,
+    `awk '{ x = f(1) / 2 }' README.md`,
+    `awk '{ x = 1.5 / 2 }' README.md`,
+    `awk '{ x = $1 - /"/ }' README.md`,
+    `awk '{ if ($1) /"/ }' README.md`,
+    `awk '{ while (0) /"/ }' README.md`,
+    `awk '{ for (;0;) /"/ }' README.md`,
+    `awk '{ print /"/ }' README.md`,
+    `awk '{ printf /"/ }' README.md`,
+    `awk '{ x = 1\n/"/ }' README.md`,
+    `awk '{ x = a \\\n/ 2 }' README.md`,
+    `awk '$3 > 100 { print $1 }' README.md`,
+    `awk '{ a[$1]++ } END { for (k in a) print k, a[k] }' README.md`,
+    `awk 'a || b' README.md`,
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+
+  it.each([
+    [`awk '{ print > "out" }' README.md`, '"print >"'],
+    [`awk 'BEGIN { print "x" \\\n> "out" }'`, 'print'],
+    [`awk 'BEGIN { print ARGV[1] }'`, '"ARGV"'],
+    [`awk 'BEGIN { print ENVIRON["HOME"] }'`, '"ENVIRON"'],
+    [`awk 'BEGIN { "date" | getline d }'`, '"|"'],
+    [`awk 'BEGIN { getline d < "x" }'`, '"getline"'],
+    [`awk 'BEGIN { close("x") }'`, '"close("'],
+    [`awk 'BEGIN { fflush() }'`, '"fflush("'],
+    [`awk '@include "x"'`, '"@include"'],
+    [`awk '{ print "a }' README.md`, 'a string is not closed'],
+    [`awk '/abc' README.md`, 'a regular expression is not closed where awk closes it'],
+    // gawk and mawk read `[/]` as one bracket expression; the plain reading ends at its `/`.
+    [`awk '{ x = /[/]/ }' README.md`, 'a regular expression is not closed where awk closes it'],
+    [`awk '{ x = /[/]"/ }' README.md`, 'a regular expression is not closed where awk closes it'],
+    [`awk '{ x = $1 / 2 "/" }' README.md`, 'a / may begin a regular expression holding " or #'],
+    [`awk '{ x = $1 / 2 # / }' README.md`, 'a / may begin a regular expression holding " or #'],
+    [`awk -- "$p" README.md`, 'the awk program "$p" is not known before it runs'],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+});
+
+describe('the jq filter reader', () => {
+  it.each([
+    `jq '.a' README.md`,
+    `jq '.a | select(.b == "import")' README.md`,
+    `jq '# a "quote\n.a' README.md`,
+    `jq '"a\\"import"' README.md`,
+  ])('%s: allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each([
+    [`jq 'import "a" as a; .' README.md`, 'imports a module'],
+    [`jq 'include "a"; .' README.md`, 'imports a module'],
+    [`jq '# "\nimport "a" as a; .' README.md`, 'imports a module'],
+    // A string with an interpolation holds code: it is not blanked (over-approximates).
+    [`jq -n '"\\(.include)"'`, 'imports a module'],
+    [`jq -- "$f" README.md`, 'the jq filter "$f" is not known before it runs'],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+});
+
+describe('what a builtin or a reader did unseen (round seven; each ran for real)', () => {
+  let none: PermissionInterceptor;
+  let printf: PermissionInterceptor;
+  beforeAll(async () => {
+    none = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: { deny: ['Edit(./src/**)', 'Bash(rm:*)'] },
+    });
+    printf = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: { allow: ['Bash(printf:*)'], deny: ['Edit(./src/**)', 'Bash(rm:*)'] },
+    });
+    await Promise.all([none.ready, printf.ready]);
+  });
+
+  // Before, declare assigning `(…)` was "declare changes nothing outside the shell": allowed with
+  // no rule at all (and run in plan mode), while bash evaluated each `[subscript]` as arithmetic
+  // and ran the command substitution in it.
+  const compound = [
+    `declare -a a='([$(touch src/pwned)]=1)'`,
+    `typeset -A a='([$(touch src/pwned)]=1)'`,
+    `a=(); declare a='([$(touch src/pwned)]=1)'`,
+    `v='([$(touch src/pwned)]=1)'; declare -a a="$v"`,
+    `v='([$(touch src/pwned)]=1)'; a=(); declare a="$v"`,
+    `v='[$(touch src/pwned)]=1'; declare -a a="($v)"`,
+    `readonly -a a='([$(touch src/pwned)]=1)'`,
+    `export -a a='([$(touch src/pwned)]=1)'`,
+    `f() { local -a a='([$(touch src/pwned)]=1)'; }; f`,
+  ];
+  it.each(compound)('%s writes src/pwned', (line) => {
+    expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(true);
+  });
+  it.each(compound)('%s: asked', async (line) => {
+    const d = await none.explain(bash(line));
+    expect(d.behavior, d.reason).toBe('ask');
+  });
+  it.each([
+    `declare x=1`,
+    `declare x=y"$v"`,
+    `declare -i n=5`,
+    `local x=a`,
+    `typeset -A m`,
+    `readonly r='(1)'`,
+    `a=(); readonly a='([$(touch src/pwned)]=1)'`,
+  ])('%s: assigns no list (export and readonly need -a), allowed', async (line) => {
+    const d = await none.explain(bash(line));
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+  it.each([
+    // bash does not evaluate these (checked): export and readonly assign `(…)` as text.
+    [`a=(); export a='([$(touch src/pwned)]=1)'`, false],
+    [`a=(); readonly a='([$(touch src/pwned)]=1)'`, false],
+    [`a=(); declare a=x'([$(touch src/pwned)]=1)'`, false],
+  ])('%s runs nothing (run for real)', (line, runs) => {
+    expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(runs);
+  });
+
+  // Before, printf looked for `-v` only as a word of its own: `-vNAME` (bash's attached form) and
+  // a word not known before it runs that expands to `-v…` assigned to `a[$(cmd)]` unseen, allowed
+  // under Bash(printf:*).
+  const printfs = [
+    `printf -v'a[$(touch src/pwned)]' x`,
+    `f='-va[$(touch src/pwned)]'; printf "$f" y`,
+    `f=-v; printf "$f" 'a[$(touch src/pwned)]' y`,
+  ];
+  it.each(printfs)('%s writes src/pwned', (line) => {
+    expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(true);
+  });
+  it.each(printfs)('%s: asked', async (line) => {
+    const d = await printf.explain(bash(line));
+    expect(d.behavior, d.reason).toBe('ask');
+  });
+  it.each([
+    `printf -vx y`,
+    `printf -v x '%s' y`,
+    `printf '%s\\n' "$x"`,
+    `printf "%s $x"`,
+    `printf -- -v`,
+    `printf`,
+  ])('%s: allowed', async (line) => {
+    const d = await printf.explain(bash(line));
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+
+  // Before, `-i` took no suffix the model saw: `-i'src/*'` writes each file's backup under src/
+  // (`src/README.md`), and `-i.bak` writes README.md.bak; only the edited file was judged.
+  it('sed -i with a suffix writes a backup (run for real)', () => {
+    const { dir } = runFor(`sed -i'src/*' -n p README.md && sed -i.bak -n p README.md`);
+    expect(existsSync(join(dir, 'src', 'README.md'))).toBe(true);
+    expect(existsSync(join(dir, 'README.md.bak'))).toBe(true);
+  });
+  it.each([
+    [`sed -i'src/*' -n p README.md`, 'ask', 'sed -isrc/* writes each backup where its suffix says'],
+    [`sed -i'bak_*' -n p README.md`, 'ask', 'sed -ibak_* writes each backup'],
+    [`sed -i.bak -n p README.md`, 'deny', '"sed -i README.md.bak"'],
+    [`sed -ni.bak p README.md`, 'deny', '"sed -i README.md.bak"'],
+    [`sed --in-place=.bak -n p README.md`, 'deny', '"sed -i README.md.bak"'],
+    [`sed -i -n p README.md`, 'allow', ''],
+    [`sed --in-place -n p README.md`, 'allow', ''],
+    [`sed -ni p README.md`, 'allow', ''],
+  ])('%s: %s', async (line, behavior, why) => {
+    const edits = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {
+        allow: ['Bash(sed:*)', 'Edit(./README.md)'],
+        deny: ['Edit(./src/**)', 'Edit(./README.md.bak)'],
+      },
+    });
+    await edits.ready;
+    const d = await edits.explain(bash(line));
+    expect(d.behavior, d.reason).toBe(behavior);
+    expect(d.reason).toContain(why);
+  });
+
+  // Before, `--args` anywhere made every operand a value: `jq -R . .env --args x` printed .env,
+  // allowed under Read(./.env).
+  it('jq reads the files before --args (run for real)', () => {
+    expect(runFor(`jq -R . .env --args x`).out).toContain('TOKEN');
+  });
+  it.each([
+    [`jq -R . .env --args x`, 'deny'],
+    [`jq -R . .env --jsonargs 1`, 'deny'],
+    [`jq -R . --args .env`, 'allow'],
+    [`jq --args -R . .env`, 'allow'],
+    [`jq -n '$ARGS' --args a b`, 'allow'],
+    [`jq -R . README.md --args .env`, 'allow'],
+  ])('%s: %s', async (line, behavior) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe(behavior);
+  });
+});
