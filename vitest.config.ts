@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -63,6 +64,10 @@ export default defineConfig({
       // The repository's own scripts (the release check).
       `${root}scripts/vitest.config.ts`,
     ],
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine, where the
+    // longest files (the attack corpora, the sandbox's escapes, the CLI's servers) mostly wait on
+    // the processes they start. Three at least, so that those waits overlap.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
