@@ -1,5 +1,12 @@
 import { type ShellWord, syntheticWord } from '../words';
-import { flags, type OptionTable, opts, type ProgramEffects, values } from './model';
+import {
+  flags,
+  type OptionKind,
+  type OptionTable,
+  opts,
+  type ProgramEffects,
+  values,
+} from './model';
 
 /** A git subcommand's options, and what its operands do once the options are read. */
 export interface SubcommandModel {
@@ -7,8 +14,25 @@ export interface SubcommandModel {
   readonly judge: (operands: ShellWord[], argv: readonly ShellWord[], fx: ProgramEffects) => void;
 }
 
-const given = (argv: readonly ShellWord[], pattern: RegExp): boolean =>
-  argv.some((w) => w.literal && pattern.test(w.value));
+/** Words an option took as its value: `git tag --format -l v1` creates v1 (`-l` is the format). */
+const optionValues = new WeakSet<ShellWord>();
+/** An option's value that changes nothing, kept so that it is not taken for an option itself. */
+export const valueOnly: OptionKind = (value) => {
+  optionValues.add(value);
+};
+/** Whether a word matching `pattern` is given as an option (not as another option's value). */
+export const given = (argv: readonly ShellWord[], pattern: RegExp): boolean =>
+  argv.some((w) => w.literal && !optionValues.has(w) && pattern.test(w.value));
+
+/**
+ * What an object name shows: `REV:path`, `:path` and `:N:path` a file (at a revision or in the
+ * index), anything else any blob or tree ever committed (like history without a pathspec).
+ */
+const objectRead = (w: ShellWord, fx: ProgramEffects): void => {
+  if (w.value.includes(':'))
+    fx.reads.push(syntheticWord(w.value.replace(/^(:[0-3]:|:|[^:]*:)/, '') || '.', w.literal));
+  else fx.history = true;
+};
 
 const changes = (fx: ProgramEffects): void => {
   fx.readOnly = false;
@@ -30,12 +54,7 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
       short: flags('p t s e'),
     },
     judge: (operands, argv, fx) => {
-      // An object name shows any blob ever committed: like history without a pathspec.
-      for (const w of operands) {
-        const colon = w.value.indexOf(':');
-        if (colon >= 0) fx.reads.push(syntheticWord(w.value.slice(colon + 1) || '.', w.literal));
-        else fx.history = true;
-      }
+      for (const w of operands) objectRead(w, fx);
       if (given(argv, /^--batch/)) fx.history = true;
     },
   },
@@ -63,10 +82,10 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
     table: {
       long: {
         ...flags('--list --ignore-case --no-column'),
-        ...values('--sort --contains --no-contains --points-at --format'),
+        ...opts('--sort --contains --no-contains --points-at --format', valueOnly),
         ...opts('--merged --no-merged --column --color', 'opt'),
         ...opts('--annotate --sign --force --delete --verify --edit --no-sign', 'change'),
-        ...opts('--message --local-user --cleanup', 'value'),
+        ...opts('--message --local-user --cleanup', valueOnly),
         '--file': 'read',
       },
       short: {
@@ -74,9 +93,9 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
         i: 'flag',
         n: 'opt',
         ...opts('a s f d v e', 'change'),
-        m: 'value',
+        m: valueOnly,
         F: 'read',
-        u: 'value',
+        u: valueOnly,
       },
     },
     judge: (operands, argv, fx) => {
@@ -101,7 +120,9 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
         ...flags(
           '--get --get-all --get-regexp --get-urlmatch --list --show-origin --show-scope --name-only --global --local --system --worktree --includes --no-includes --null --bool --int --path',
         ),
-        ...values('--type --default --get-color --get-colorbool --blob'),
+        ...values('--type --default --get-color --get-colorbool'),
+        // `--blob REV:path` reads the configuration from a file at a revision, and prints it.
+        '--blob': objectRead,
         '--file': 'read',
       },
       short: { l: 'flag', z: 'flag', f: 'read' },

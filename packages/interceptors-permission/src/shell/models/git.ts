@@ -1,5 +1,5 @@
 import { type ShellWord, syntheticWord } from '../words';
-import { MORE_SUBCOMMANDS, type SubcommandModel } from './git-more';
+import { given, MORE_SUBCOMMANDS, type SubcommandModel, valueOnly } from './git-more';
 import {
   effectsOf,
   flags,
@@ -142,7 +142,7 @@ const BRANCH: OptionTable = {
     ...flags(
       '--list --all --remotes --verbose --quiet --show-current --no-color --no-column --ignore-case --omit-empty',
     ),
-    ...values('--contains --no-contains --points-at --sort --format'),
+    ...opts('--contains --no-contains --points-at --sort --format', valueOnly),
     ...Object.fromEntries(
       ['--merged', '--no-merged', '--color', '--column', '--abbrev'].map((n) => [
         n,
@@ -157,7 +157,10 @@ const BRANCH: OptionTable = {
   short: {
     ...flags('a r v q l i'),
     ...opts('d D m M c C f t', 'change'),
-    u: 'value',
+    // `-u UPSTREAM` is --set-upstream-to: it writes the branch's upstream to .git/config.
+    u: (_v, fx) => {
+      fx.readOnly = false;
+    },
   },
 };
 
@@ -273,6 +276,8 @@ function contentReads(
       '-W',
       '--function-context',
       '-m',
+      // It implies --patch (`git log --binary` prints every change in full).
+      '--binary',
     ) ||
     argv.some(
       (w) =>
@@ -281,6 +286,7 @@ function contentReads(
         /^--(word-diff|color-words|unified|patch)/.test(w.value) ||
         /^-U/.test(w.value),
     );
+  // Options that replace the patch. Not `--oneline`: `git show --oneline` still prints it.
   const quiet =
     has(
       '-s',
@@ -292,7 +298,6 @@ function contentReads(
       '--name-status',
       '--summary',
       '--raw',
-      '--oneline',
     ) && !showsContent;
   const content =
     sub === 'log' || sub === 'whatchanged' || sub === 'reflog' ? showsContent : !quiet;
@@ -426,11 +431,8 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
   } else if (table === DIFF) contentReads(sub, argv.slice(at + 1), operands, fx);
   // Every operand may be the file blamed (a revision named like a file is checked harmlessly).
   else if (sub === 'blame') fx.reads.push(...operands);
-  else if (
-    sub === 'branch' &&
-    operands.length > 0 &&
-    !argv.some((w) => w.value === '--list' || w.value === '-l')
-  )
+  // `git branch --format -l topic` creates topic: `-l` there is the format, not the list flag.
+  else if (sub === 'branch' && operands.length > 0 && !given(argv.slice(at + 1), /^(-l|--list)$/))
     fx.readOnly = false;
   return fx;
 }

@@ -1,0 +1,231 @@
+/**
+ * The git models (git-more.ts, git.ts), seventh mutation round: each case fails under a change
+ * the run (`pnpm mutate:permission`) found surviving, or under the old code of a fix made in that
+ * round. The fixes are shown with the real git first.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bash, makeProject } from '../../../test/helpers';
+import { type PermissionInterceptor, permissionInterceptor } from '../../index';
+import { loadShellParser } from '../parser';
+
+/** The project as a real repository with everything committed, a config-shaped secret among it. */
+const { root, home } = makeProject();
+const git = (...args: string[]) =>
+  spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+writeFileSync(join(root, 'secrets', 'db.ini'), '[db]\n\tpassword = hunter2\n');
+git('init', '-q');
+git('add', '-A');
+git('commit', '-qm', 'init');
+
+let policy: PermissionInterceptor;
+let plan: PermissionInterceptor;
+beforeAll(async () => {
+  await loadShellParser();
+  policy = permissionInterceptor({
+    cwd: root,
+    home,
+    rules: {
+      allow: ['Bash(git:*)'],
+      deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./.git/**)', 'Edit(~/.gitconfig)'],
+    },
+  });
+  // Plan mode with no rules: a command runs only when its models prove it read-only.
+  plan = permissionInterceptor({ cwd: root, home, mode: 'plan' });
+  await Promise.all([policy.ready, plan.ready]);
+});
+const explain = (line: string) => policy.explain(bash(line));
+const inPlan = (line: string) => plan.explain(bash(line));
+
+/** Lines whose decision under `policy` is `behavior`. */
+const decides = (behavior: 'allow' | 'ask' | 'deny', lines: string[]) =>
+  it.each(lines)(`%s: ${behavior}`, async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe(behavior);
+  });
+/** Lines plan mode runs (proven read-only), or refuses. */
+const planRuns = (lines: string[]) =>
+  it.each(lines)('%s: runs in plan mode', async (line) => {
+    const d = await inPlan(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+const planRefuses = (lines: string[]) =>
+  it.each(lines)('%s: not read-only, refused in plan mode', async (line) => {
+    const d = await inPlan(line);
+    expect(d.behavior, d.reason).not.toBe('allow');
+  });
+
+describe('bypasses found in the seventh round, shown with git first', () => {
+  // Before, `--oneline` counted among the options that replace the patch, so `git show
+  // --oneline` was not history and printed every committed file, .env among them.
+  it('git show --oneline and git log --binary print the patch (run for real)', () => {
+    expect(git('show', '--oneline', 'HEAD').stdout).toContain('TOKEN=1');
+    expect(
+      git('diff', '--oneline', '4b825dc642cb6eb9a060e54bf8d69288fbee4904', 'HEAD').stdout,
+    ).toContain('TOKEN=1');
+    expect(git('log', '--binary').stdout).toContain('TOKEN=1');
+  });
+  decides('ask', [
+    'git show --oneline HEAD',
+    'git show --oneline',
+    'git diff --oneline 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD',
+    'git log --binary',
+    'git whatchanged --binary',
+  ]);
+  decides('allow', [
+    'git show --stat --oneline HEAD',
+    'git log --oneline',
+    'git show -s --oneline',
+  ]);
+
+  // Before, cat-file took everything after the first colon as the path: `:0:.env` (the index's
+  // stage 0) read a file named `0:.env`, and .env was printed.
+  it('git cat-file -p :0:.env prints .env (run for real)', () => {
+    expect(git('cat-file', '-p', ':0:.env').stdout).toBe('TOKEN=1\n');
+  });
+  decides('deny', [
+    'git cat-file -p :0:.env',
+    'git cat-file -p :2:secrets/key',
+    'git cat-file -p :.env',
+    'git cat-file -p HEAD:.env',
+    'git cat-file blob HEAD~0:secrets/key',
+  ]);
+
+  // Before, --blob took a value that names nothing: the configuration read from a committed
+  // file was printed, a protected one too.
+  it('git config --blob HEAD:secrets/db.ini --list prints it (run for real)', () => {
+    expect(git('config', '--blob', 'HEAD:secrets/db.ini', '--list').stdout).toContain('hunter2');
+  });
+  decides('deny', [
+    'git config --blob HEAD:secrets/db.ini --list',
+    'git config --blob=:0:secrets/db.ini --get db.password',
+  ]);
+  // A blob named by its hash may be any file ever committed.
+  decides('ask', ['git config --blob 4b825dc6 --list']);
+  decides('allow', ['git config --blob HEAD:README.md --list']);
+
+  // Before, any word `-l` made git tag and git branch list, a value of --format or --sort too:
+  // both created a tag or a branch in plan mode. `-u` (set the upstream) was a harmless value.
+  it('git tag --format -l v2 and git branch --sort -l topic create them (run for real)', () => {
+    git('tag', '--format', '-l', 'v2');
+    git('branch', '--sort', '-l', 'topic');
+    expect(git('tag').stdout).toContain('v2');
+    expect(git('branch').stdout).toContain('topic');
+    git('branch', '-u', 'topic');
+    expect(git('config', '--get-regexp', '^branch').stdout).toContain('refs/heads/topic');
+  });
+  planRefuses([
+    'git tag --format -l v3',
+    'git tag --sort -l v3',
+    'git tag --message -l v3',
+    'git tag -u -l v3',
+    'git branch --format -l topic2',
+    'git branch --sort -l topic2',
+    'git branch --contains -l topic2',
+    'git branch -u topic',
+    'git branch -utopic',
+    'git --namespace -l branch topic2',
+  ]);
+  planRuns(['git tag -l v1', "git tag --list 'v*'", 'git branch -l topic', 'git branch --list']);
+});
+
+describe('git cat-file', () => {
+  // Without the table, -p / -t / --batch-check were options the model does not know: asked.
+  decides('allow', [
+    'git cat-file -p HEAD:README.md',
+    'git cat-file -t HEAD:src/a.ts',
+    'git cat-file -s :README.md',
+    'git cat-file --textconv HEAD:README.md',
+  ]);
+  // An object name without a path, or --batch (names from stdin), may show any file committed.
+  decides('ask', [
+    'git cat-file -p HEAD',
+    'git cat-file -p 4b825dc6',
+    'git cat-file --batch',
+    'git cat-file --batch-check',
+    'git cat-file --batch-all-objects --batch-check',
+  ]);
+  // `HEAD:` names the root tree: its listing of names reads the directory.
+  it('git cat-file -p HEAD: reads the top directory', async () => {
+    const d = await explain('git cat-file -p HEAD:');
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+});
+
+describe('git describe and shortlog read their options', () => {
+  // Without their tables, every option was one the model does not know: asked.
+  decides('allow', [
+    'git describe --tags',
+    "git describe --match 'v*' --abbrev=4",
+    'git describe --dirty',
+    'git shortlog -sn',
+    'git shortlog -sw76,4,8',
+    'git shortlog --summary --group author',
+  ]);
+  planRuns(['git describe --always', 'git shortlog -s']);
+});
+
+describe('git tag', () => {
+  decides('allow', ['git tag --list', 'git tag -n5', 'git tag --sort=-version:refname']);
+  // A flag given a value is an option the model does not know.
+  decides('ask', ['git tag --list=x']);
+  planRuns(['git tag', 'git tag -l', "git tag -l 'rc-m*'", 'git tag -n3 -l']);
+  // A name given without -l creates the tag; -m / -F / an option that changes never only lists.
+  planRefuses([
+    'git tag v9',
+    'git tag release-l',
+    'git tag -l -d v1',
+    'git tag -l -mmsg',
+    'git tag -l --message=m',
+    'git tag -l --file=README.md',
+    'git tag -l -FREADME.md',
+  ]);
+});
+
+describe('git remote', () => {
+  planRuns(['git remote', 'git remote -v', 'git remote get-url origin']);
+  // show, update and prune ask the remote; add, set-url and the others change the configuration.
+  planRefuses([
+    'git remote show origin',
+    'git remote update',
+    'git remote prune origin',
+    'git remote add x /tmp',
+    'git remote set-url origin /tmp',
+  ]);
+});
+
+describe('git config', () => {
+  // Setting a value writes .git/config, or ~/.gitconfig with --global.
+  decides('deny', [
+    'git config core.pager x--list',
+    'git config -- core.pager -less',
+    'git config core.pager my--global',
+  ]);
+  it('git config --global writes ~/.gitconfig', async () => {
+    const d = await explain('git config --global core.pager cat');
+    expect(d.behavior, d.reason).toBe('deny');
+    expect(d.reason).toContain('Edit(~/.gitconfig)');
+    expect(d.reason).toContain('git config');
+  });
+  it('git config without --global writes .git/config', async () => {
+    const d = await explain('git config core.pager cat');
+    expect(d.behavior, d.reason).toBe('deny');
+    expect(d.reason).toContain('Edit(./.git/**)');
+  });
+  // One operand is a key read, `--add` or the like aside.
+  decides('allow', ['git config a.b--add', 'git config --get-regexp core']);
+  planRuns(['git config core.pager', 'git config -l']);
+  planRefuses(['git config core.pager cat', 'git config edit']);
+});
+
+describe('git stash', () => {
+  // `git stash` alone pushes: no operand is no error.
+  decides('allow', ['git stash', 'git stash show topic-p']);
+  planRuns(['git stash list', 'git stash show']);
+  planRefuses(['git stash', 'git stash pop', 'git stash drop']);
+});
