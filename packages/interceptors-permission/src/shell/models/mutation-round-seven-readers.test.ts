@@ -446,3 +446,292 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     expect(d.behavior, d.reason).toBe(behavior);
   });
 });
+
+describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf', () => {
+  let builtins: PermissionInterceptor;
+  beforeAll(async () => {
+    builtins = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {
+        allow: [
+          'Bash(test:*)',
+          'Bash(printf:*)',
+          'Bash(unset:*)',
+          'Bash(ls:*)',
+          'Bash(echo:*)',
+          'Bash(declare:*)',
+          'Bash(readonly:*)',
+          'Bash(export:*)',
+        ],
+        deny: ['Read(./.env)', 'Edit(./src/**)'],
+      },
+    });
+    await builtins.ready;
+  });
+  const judge = (line: string) => builtins.explain(bash(line));
+
+  // Each allowed line is one the model must read to its end as harmless: a name, a subscript of
+  // digits, an option or a number misread would ask.
+  it.each([
+    `readonly a="$v"`,
+    `declare 'a[1]=x'`,
+    `declare 'a[12]=x'`,
+    `declare 'ab[1]=x'`,
+    `declare ab=1`,
+    `declare foo=1`,
+    `declare -r x=a`,
+    `declare -rg x=1`,
+    `declare -ia n=1`,
+    `declare -i n=5`,
+    `declare -i n=-5`,
+    `declare -i n=12`,
+    `declare x=a`,
+    `[[ $# -eq 1 ]]`,
+    `[[ "\${#x}" -gt 0 ]]`,
+    `[[ \${#ab} -gt 0 ]]`,
+    `[[ $? -ne 0 ]]`,
+    `[[ ' 1' -eq 1 ]]`,
+    `[[ '1 ' -eq 1 ]]`,
+    `[[ 12 -eq 1 ]]`,
+    `[[ -1 -lt 2 ]]`,
+    'test',
+    'test -v',
+    'test -v x',
+    `test -v 'a[12]'`,
+    `test -v 'a[@]'`,
+    `[ "$a" = "$b" ]`,
+    'unset x',
+    'unset -v x',
+    `unset 'a[1]'`,
+    `unset 'a[12]'`,
+    `unset 'a[@]'`,
+    'ls -la',
+    'ls .e*',
+    'echo hi',
+  ])('%s: allowed', async (line) => {
+    const d = await judge(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+
+  it.each([
+    [`readonly "$v"`, '"$v" is not known before it runs'],
+    [`readonly "a[1]=$v"`, 'is not known before it runs'],
+    [`readonly "x-y=$v"`, 'is not known before it runs'],
+    [`declare 'a[1+1]=x'`, 'the subscript of a[1+1] is evaluated as arithmetic'],
+    [`declare '1a[1]=x'`, 'the subscript of 1a[1] is evaluated as arithmetic'],
+    [`declare 'a[1]x=1'`, 'the subscript of a[1]x is evaluated as arithmetic'],
+    [`declare '[1]=x'`, 'the subscript of [1] is evaluated as arithmetic'],
+    [`declare a-b=1`, 'a-b is not a variable name'],
+    [`declare -- x=1`, '-- is not a variable name'],
+    [`export foo=1`, 'it sets foo'],
+    [`declare -x foo=1`, 'it sets foo'],
+    [`export BASH_ENV=x`, 'it sets BASH_ENV, which may change what later commands run or load'],
+    [`declare -n ref=x`, 'declare -n makes a name refer to another, evaluated later'],
+    [`declare -Z x`, 'declare option -Z is not one the model knows'],
+    [`declare -i n=1+1`, 'declare -i evaluates n=1+1 as arithmetic'],
+    [`declare -i n=a1`, 'declare -i evaluates n=a1 as arithmetic'],
+    [`declare -i n=1a`, 'declare -i evaluates n=1a as arithmetic'],
+    [`declare -i n`, 'declare -i makes later assignments to n arithmetic'],
+    [`[[ $x$# -eq 1 ]]`, '-eq evaluates $x$# as arithmetic'],
+    [`[[ $#x -eq 1 ]]`, '-eq evaluates $#x as arithmetic'],
+    [`[[ 1 -eq $x ]]`, '-eq evaluates $x as arithmetic'],
+    [`[[ $x -ne 1 ]]`, '-ne evaluates $x as arithmetic'],
+    [`[[ $x -lt 1 ]]`, '-lt evaluates $x as arithmetic'],
+    [`[[ $x -le 1 ]]`, '-le evaluates $x as arithmetic'],
+    [`[[ $x -gt 1 ]]`, '-gt evaluates $x as arithmetic'],
+    [`[[ $x -ge 1 ]]`, '-ge evaluates $x as arithmetic'],
+    [`[[ a1 -eq 1 ]]`, '-eq evaluates a1 as arithmetic'],
+    [`[[ 1a -eq 1 ]]`, '-eq evaluates 1a as arithmetic'],
+    [`test -R "$x"`, '-R "$x" names a variable not known before it runs'],
+    [`test -R 'a[$i]'`, `-R 'a[$i]' evaluates a subscript`],
+    [`test -v 'a[1]b'`, `-v 'a[1]b' evaluates a subscript`],
+    [`test '[' "$op" x`, '"$op" may be the operator -v, which evaluates a subscript'],
+    [`unset "$x"`, 'unset "$x" evaluates a subscript'],
+    [`unset 'a[$i]'`, `unset 'a[$i]' evaluates a subscript`],
+    [`unset -v 'a[$i]'`, `unset 'a[$i]' evaluates a subscript`],
+    [`unset 'a[1]b'`, `unset 'a[1]b' evaluates a subscript`],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await judge(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+
+  it.each(['ls .env', 'echo .env', 'printf .env'])(
+    '%s names .env: denied (its operands are checked as paths)',
+    async (line) => {
+      const d = await judge(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
+});
+
+describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
+  let readers: PermissionInterceptor;
+  beforeAll(async () => {
+    readers = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {
+        allow: ['grep', 'egrep', 'rg', 'sed', 'awk', 'jq', 'sort', 'find'].map(
+          (p) => `Bash(${p}:*)`,
+        ),
+        deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./src/**)', 'Bash(rm:*)'],
+      },
+    });
+    await readers.ready;
+  });
+  const judge = (line: string) => readers.explain(bash(line));
+
+  // A pattern, a value or a script is no file: were it read as one, the line would be denied.
+  it.each([
+    'grep x README.md',
+    'grep .env README.md',
+    'grep -e .env README.md',
+    'grep --regexp=.env README.md',
+    'grep --regexp .env README.md',
+    'grep -ie .env README.md',
+    'grep -5 .env README.md',
+    'grep -A 2 .env README.md',
+    'grep --context 2 .env README.md',
+    'grep --color=always .env README.md',
+    'grep -d skip x src',
+    'grep --directories=skip x src',
+    'grep -r x src',
+    'grep --include .env x README.md',
+    'egrep -w .env README.md',
+    'rg x README.md',
+    'rg .env README.md',
+    'rg -e x README.md',
+    'rg --files src',
+    "rg --pre-glob '*.md' x README.md",
+    "rg -g '*.md' .env README.md",
+    'rg --max-depth 1 x src',
+    'sed -n p README.md',
+    'sed -l 5 -n p README.md',
+    'sed --line-length 5 -n p README.md',
+    'sed -s -n -z -E p README.md',
+    'sed --posix --debug -n p README.md',
+    "awk -v x=.env '{ print }' README.md",
+    "awk --assign x=.env '{ print }' README.md",
+    "awk -F : '{ print }' README.md",
+    "awk --field-separator=: '{ print }' README.md",
+    "awk '{ print }' x=.env README.md",
+    "awk --posix -b '{ print }' README.md",
+    'sort README.md',
+    'sort -k 2 -t , README.md',
+    'sort --key=2 --field-separator=, README.md',
+    'sort -T /tmp -S 1M README.md',
+    'sort --check=quiet README.md',
+    'sort -c -u -n README.md',
+    'jq --arg x .env . README.md',
+    'jq --argjson x 1 . README.md',
+    'jq --indent 2 . README.md',
+    'jq -L .env . README.md',
+    'jq --library-path .env . README.md',
+    'jq -n .',
+    'jq -r .a README.md',
+    'jq -cS . README.md',
+    'find src -name x',
+    'find -L src -name x',
+    'find -H -P src -type f -print0',
+    'find src \\( -name a -o -name b \\)',
+    'find src ! -name a -newer .env',
+    "find src -name '*.ts'",
+    'find src -name "$x"',
+    'find',
+  ])('%s: allowed', async (line) => {
+    const d = await judge(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
+
+  // A file read or written, found however the option that names it is spelled.
+  it.each([
+    'grep x .env',
+    'grep -e x .env',
+    'grep --regexp=x .env',
+    'grep -f .env README.md',
+    'grep -f.env README.md',
+    'grep --file=.env README.md',
+    'grep --file .env README.md',
+    'grep -e x -f .env README.md',
+    'grep --exclude-from .env x README.md',
+    'grep -R x secrets',
+    'rg x .env',
+    'rg -e x .env',
+    'rg --regexp x .env',
+    'rg -f .env README.md',
+    'rg --file .env README.md',
+    'rg --ignore-file .env x README.md',
+    'rg --files .env',
+    'rg --type-list .env',
+    'sed -e p .env',
+    'sed --expression=p .env',
+    'sed --expression p .env',
+    'sed -f .env README.md',
+    'sed --file=.env README.md',
+    'sed -i p src/a.ts',
+    'sed -i -e p src/a.ts',
+    "awk -e '{ print }' .env",
+    "awk --source '{ print }' .env",
+    "awk '{ print }' x=1 .env",
+    "awk -F: '{ print }' .env",
+    'awk -f .env README.md',
+    'awk --file=.env README.md',
+    'sort .env',
+    'sort -o src/out README.md',
+    'sort --output=src/out README.md',
+    'sort --random-source=.env README.md',
+    'sort --files0-from=.env',
+    'jq . .env',
+    'jq --slurpfile x .env . README.md',
+    "jq --rawfile x .env -n '$x'",
+    'jq --from-file .env README.md',
+    'jq -f .env README.md',
+    'jq -n -f .env',
+    'find .env',
+    'find src -exec cat .env \\;',
+    'find src -exec rm {} +',
+    'find src -ok rm {} \\;',
+    'find src -fprint src/out',
+    "find src -fprintf src/out '%p'",
+    'find src -fls src/out',
+    'find src -fprint0 src/out',
+    'find src -files0-from .env',
+  ])('%s: denied', async (line) => {
+    const d = await judge(line);
+    expect(d.behavior, d.reason).toBe('deny');
+  });
+
+  it.each([
+    ['grep -r x', 'holds paths rule Read(./.env) protects'],
+    ['grep -d recurse x', 'holds paths rule Read(./.env) protects'],
+    ['grep --directories=recurse x', 'holds paths rule Read(./.env) protects'],
+    ['rg x', 'holds paths rule Read(./.env) protects'],
+    ['rg --files', 'holds paths rule Read(./.env) protects'],
+    ['rg --type-list', 'holds paths rule Read(./.env) protects'],
+    ['rg --pre cat x README.md', 'option --pre of rg runs another program'],
+    ['rg --hostname-bin x y README.md', 'option --hostname-bin of rg runs another program'],
+    ['sed -f x.sed README.md', 'sed -f runs a script from a file the model cannot see'],
+    ['sed -- "$s" README.md', 'the sed script "$s" is not known before it runs'],
+    ['awk -f prog.awk README.md', 'awk -f runs a program from a file the model cannot see'],
+    ['awk --file=prog.awk README.md', 'awk -f runs a program from a file'],
+    [`awk -e 'BEGIN { system("x") }'`, 'reaches beyond its input'],
+    [
+      'sort --compress-program=gzip README.md',
+      'option --compress-program of sort runs another program',
+    ],
+    ['jq -f prog.jq README.md', 'jq -f runs a filter from a file the model cannot see'],
+    ['find *.md -name x', 'may expand to a file named like a find action'],
+    ['find src -delete', 'find -delete deletes what it finds'],
+    ['find src -name $x', 'may split into several words'],
+    ['find src -foo', 'find -foo is not an expression the model knows'],
+    ['find src -exec', 'find -exec names no command'],
+    ['find src -name x "$x"', 'could be a find action'],
+    ["find src -fprintf out.txt '%p' -delete", 'find -delete deletes what it finds'],
+  ])('%s: asked (%s)', async (line, why) => {
+    const d = await judge(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+});
