@@ -218,6 +218,13 @@ const looksLikeRevision = (w: ShellWord): boolean =>
     ? true
     : /(\.\.|[~^@])/.test(w.value) && !w.value.includes('/');
 
+/**
+ * A word no ref can be named (a component starting with `.`, a glob, a trailing `/`): git takes it
+ * for a path. Any other word before `--` that names no file is a revision to git, which shows
+ * every file in it: `git log -p origin/main`, `git show v1.0`, `git grep TOKEN feature/x`.
+ */
+const surelyPath = (w: ShellWord): boolean => w.literal && /(^|\/)\.|[*?[\\]|\/$/.test(w.value);
+
 /** `REV:path` and `:path` name a file's content at a revision or in the index: the path is read. */
 const revisionPath = (w: ShellWord): ShellWord | undefined => {
   if (!w.value.includes(':')) return undefined;
@@ -236,6 +243,8 @@ function contentReads(
   const after = new Set(dashdash < 0 ? [] : argv.slice(dashdash + 1));
   const pathspecs: ShellWord[] = [];
   let revisions = 0;
+  // Pathspecs that surely are paths: only they limit what history shows.
+  let limits = 0;
   let magic = false;
   let blobs = 0;
   for (const w of operands) {
@@ -252,8 +261,11 @@ function contentReads(
       // A blob named by path: read, but it limits nothing else the command shows.
       fx.reads.push(inRev);
       blobs++;
-    } else if (after.has(w) || !looksLikeRevision(w)) pathspecs.push(w);
-    else revisions++;
+    } else if (after.has(w) || !looksLikeRevision(w)) {
+      pathspecs.push(w);
+      if (after.has(w) || surelyPath(w)) limits++;
+      else revisions++;
+    } else revisions++;
   }
   const has = (...names: string[]) => argv.some((w) => w.literal && names.includes(w.value));
   const noIndex = has('--no-index');
@@ -308,7 +320,7 @@ function contentReads(
   if (history || noIndex) fx.recursive = true;
   // History shown without a pathspec (or with a pathspec glob, which git matches across
   // directories) may hold any file ever committed, protected ones too.
-  const wide = magic || pathspecs.length === 0 || pathspecs.some((p) => /[*?[]/.test(p.value));
+  const wide = magic || limits === 0 || pathspecs.some((p) => /[*?[]/.test(p.value));
   if (content && history && !noIndex && wide) fx.history = true;
 }
 
@@ -426,7 +438,9 @@ export function gitModel(argv: readonly ShellWord[]): ProgramEffects {
     const paths = rest.filter((w) => dashdash >= 0 || !looksLikeRevision(w) || revisionPath(w));
     fx.reads.push(...paths.map((w) => revisionPath(w) ?? w));
     fx.recursive = true;
-    if ((wide || paths.length < rest.length) && paths.length === 0)
+    // A revision searches every file in it, unless a path surely limits it.
+    const limits = paths.filter((w) => dashdash >= 0 || surelyPath(w) || revisionPath(w));
+    if ((wide || limits.length < rest.length) && limits.length === 0)
       fx.reads.push(syntheticWord('.', true));
   } else if (table === DIFF) contentReads(sub, argv.slice(at + 1), operands, fx);
   // Every operand may be the file blamed (a revision named like a file is checked harmlessly).

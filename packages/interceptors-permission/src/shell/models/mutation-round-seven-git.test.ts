@@ -134,6 +134,45 @@ describe('bypasses found in the seventh round, shown with git first', () => {
   planRuns(['git tag -l v1', "git tag --list 'v*'", 'git branch -l topic', 'git branch --list']);
 });
 
+describe('a word before -- that names no file is a revision: history of every file', () => {
+  // Before, a word with a slash or a dot was taken for a path that limits the history, but git
+  // takes a word that names no file for a revision: `git log -p feature/x`, `git show v1.0` and
+  // `git grep TOKEN feature/x` printed .env and were allowed.
+  it('git log -p feature/x, git show v1.0 and git grep TOKEN feature/x print .env (run for real)', () => {
+    git('branch', 'feature/x');
+    git('tag', 'v1.0');
+    expect(git('log', '-p', 'feature/x').stdout).toContain('TOKEN=1');
+    expect(git('show', 'v1.0').stdout).toContain('TOKEN=1');
+    expect(git('diff', '4b825dc642cb6eb9a060e54bf8d69288fbee4904', 'feature/x').stdout).toContain(
+      'TOKEN=1',
+    );
+    expect(git('grep', 'TOKEN', 'feature/x').stdout).toContain('feature/x:.env:TOKEN=1');
+  });
+  decides('ask', [
+    'git log -p feature/x',
+    'git log -p origin/main',
+    'git show v1.0',
+    'git show feature/x',
+    'git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 feature/x',
+    'git diff v1.0..v2.0',
+    'git log -p src/a.ts',
+  ]);
+  // git grep reads the whole tree of the revision, which holds .env.
+  decides('ask', ['git grep TOKEN feature/x', 'git grep -e TOKEN v1.0 README.md']);
+  // After --, or spelled as no ref can be (`./x`, a component starting with a dot, a trailing /),
+  // a word is a path, and the history is that path's.
+  decides('allow', [
+    'git log -p -- src/a.ts',
+    'git log -p ./src/a.ts',
+    'git log -p src/',
+    'git show v1.0 -- README.md',
+    'git diff HEAD~1 ./README.md',
+    'git grep TOKEN feature/x -- README.md',
+    'git grep TOKEN HEAD ./README.md',
+    'git log --stat feature/x',
+  ]);
+});
+
 describe('git cat-file', () => {
   // Without the table, -p / -t / --batch-check were options the model does not know: asked.
   decides('allow', [
