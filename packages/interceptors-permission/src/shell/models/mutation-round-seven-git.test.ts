@@ -268,3 +268,84 @@ describe('git stash', () => {
   planRuns(['git stash list', 'git stash show']);
   planRefuses(['git stash', 'git stash pop', 'git stash drop']);
 });
+
+describe('git global options', () => {
+  // -c with a key that only changes how output looks, and -C . (this repository), are safe;
+  // without the checks, they asked (or every -c key became an alias).
+  decides('allow', [
+    'git',
+    'git --version',
+    'git -c color.ui=always status',
+    'git -C . status',
+    'git -C ./ status',
+    'git -c color.ui=push ui',
+  ]);
+  // A pager runs a program, however the key is cased; another directory has its own config.
+  decides('ask', ['git -c pager.log=cat log', 'git -c Pager.log=cat log', 'git -C src status']);
+  it('git --exec-path=DIR says why it asks', async () => {
+    const d = await explain('git --exec-path=/tmp status');
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain('runs programs from there');
+  });
+});
+
+describe('git log -L reads the file of the range', () => {
+  decides('deny', ['git log -L1,2:.env', 'git log -L1,2:secrets/key']);
+  // It shows content: without a path after --, the history of the file is asked.
+  decides('ask', ['git log -L1,2:README.md']);
+});
+
+describe('what git diff, log and show read', () => {
+  // A path after -- is read with the history inside it; a word before it that names a
+  // revision (no dot, no slash) is not read.
+  decides('deny', ['git log -- secrets', 'git show HEAD:README.md -- secrets', 'git show :0:.env']);
+  decides('allow', [
+    'git log -p secrets -- README.md',
+    'git show HEAD:README.md',
+    'git show HEAD:README.md HEAD:src/a.ts',
+    "git log -- ':!secrets'",
+    'git log -- :/',
+    "git show 'HEAD:(x)'",
+    'git diff --no-index README.md src/a.ts',
+    // README's limits: plain git diff reads the working tree's tracked files without asking.
+    'git diff',
+    'git diff --cached',
+  ]);
+  // Pathspec magic matches as wide as a glob: a path beside it does not limit the history.
+  decides('ask', ["git log -p -- src/a.ts ':(icase)SECRETS'"]);
+  // Options that replace the patch: no content shown, so no history.
+  decides('allow', [
+    'git show -s HEAD',
+    'git show --no-patch HEAD',
+    'git show --stat HEAD',
+    'git show --shortstat HEAD',
+    'git show --numstat HEAD',
+    'git show --name-only HEAD',
+    'git show --name-status HEAD',
+    'git show --summary HEAD',
+    'git show --raw HEAD',
+  ]);
+  // log, whatchanged and reflog show no patch unless asked to; these are the ways to ask.
+  decides('allow', [
+    'git log',
+    'git whatchanged',
+    'git reflog',
+    'git log --no-merges',
+    'git log --no-patch',
+    'git log --grep=x-U',
+  ]);
+  decides('ask', [
+    'git log --cc',
+    'git log --dd',
+    'git log --remerge-diff',
+    'git log --full-diff',
+    'git log --textconv',
+    'git log --function-context',
+    'git log -Rp',
+    'git log -Rap',
+    'git log -U3',
+    'git log --unified=3',
+    'git whatchanged -p',
+    'git reflog -p',
+  ]);
+});
