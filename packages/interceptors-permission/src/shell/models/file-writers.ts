@@ -259,7 +259,7 @@ export const patch: Model = (argv) => {
 const UNZIP_LISTS = /^-[a-zA-Z]*[lptvcZ]/;
 const UNZIP_OPTIONS: OptionTable = {
   short: {
-    ...flags('l p t v c z q o n j a C L X K M U V W'),
+    ...flags('l p t v c z Z q o n j a C L X K M U V W'),
     ...values('P'),
     d: 'write',
     x: 'flag',
