@@ -349,3 +349,63 @@ describe('what git diff, log and show read', () => {
     'git reflog -p',
   ]);
 });
+
+describe('git itself: the subcommand, its canonical words, aliases', () => {
+  let guarded: PermissionInterceptor;
+  beforeAll(async () => {
+    guarded = permissionInterceptor({
+      cwd: root,
+      home,
+      rules: {
+        allow: ['Bash(git:*)'],
+        deny: ['Bash(git push:*)', 'Bash(rm:*)', 'Read(./.env)', 'Read(./secrets/**)'],
+      },
+    });
+    await guarded.ready;
+  });
+  const inGuarded = (line: string) => guarded.explain(bash(line));
+  /** `git -c alias.a1=a2 … -c alias.aN=push a1`: N aliases, each naming the next. */
+  const chain = (n: number) =>
+    `git ${Array.from({ length: n }, (_, i) => `-c alias.a${i + 1}=${i + 1 === n ? 'push' : `a${i + 2}`}`).join(' ')} a1`;
+
+  it.each(["git -c alias.p='!git  push' p", "git -c 'alias.x=!rm -rf src' x", chain(8)])(
+    '%s runs what a deny rule names: denied',
+    async (line) => {
+      const d = await inGuarded(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
+  // Aliases are followed 8 steps, as far as the loop goes; a 9th is not expanded (and asks, as
+  // every alias does). A loop of aliases ends.
+  it.each([chain(9), 'git -c alias.a=b -c alias.b=a a'])('%s: asked', async (line) => {
+    const d = await inGuarded(line);
+    expect(d.behavior, d.reason).toBe('ask');
+  });
+  // An alias of only global options names no subcommand: the alias is what is not understood.
+  it('git -c alias.p=--no-pager p asks for the alias', async () => {
+    const d = await inGuarded('git -c alias.p=--no-pager p');
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain('sets configuration that may run a program');
+  });
+  // The words after the alias are its operands; the alias's own name is not one.
+  it("git -c 'alias.secrets=!cat' secrets reads no secrets", async () => {
+    const d = await inGuarded("git -c 'alias.secrets=!cat' secrets");
+    expect(d.behavior, d.reason).toBe('ask');
+  });
+  it('messages name git and the subcommand', async () => {
+    expect((await explain('git --frobnicate status')).reason).toContain(
+      'git option --frobnicate is not one the model knows',
+    );
+    expect((await explain('git tag --frobnicate')).reason).toContain(
+      'git tag option --frobnicate is not one the model knows',
+    );
+    const d = await explain('git "$SUB" status');
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain('the git subcommand "$SUB" is not known before it runs');
+  });
+  // -p before the subcommand is git's --paginate, not the subcommand's --patch.
+  decides('allow', ['git -p stash list', 'git --no-pager', 'git grep .env -- README.md']);
+  // A subcommand without a model: its operands are found as for a program without one.
+  decides('deny', ['git add .env', 'git checkout -- secrets/key']);
+  planRefuses(['git push', 'git commit -m x', 'git checkout main']);
+});
