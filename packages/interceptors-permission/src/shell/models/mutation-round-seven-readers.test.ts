@@ -65,12 +65,12 @@ describe('what a sed, awk or jq program did unseen (round seven; each ran for re
     ['mawk', `mawk 'BEGIN { print /;/ > "src/pwned" }'`, 'ask'],
     ['gawk', `gawk 'BEGIN { print 1 + /;/ > "src/pwned" }'`, 'ask'],
   ];
-  it.each(writes)('%s: %s writes src/pwned', (program, line) => {
+  it.each(writes)('%s: %j writes src/pwned', (program, line) => {
     if (!has(program)) return;
     const { dir } = runFor(line);
     expect(existsSync(join(dir, 'src', 'pwned'))).toBe(true);
   });
-  it.each(writes)('%s: %s is %s', async (_program, line, behavior) => {
+  it.each(writes)('%s: %j is %s', async (_program, line, behavior) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe(behavior);
   });
@@ -84,11 +84,11 @@ describe('what a sed, awk or jq program did unseen (round seven; each ran for re
     // hid the `import` from the model.
     ['jq', `jq -n '# "\nimport "./secrets/data" as $d; $d'`, 's3cret', 'ask'],
   ];
-  it.each(reads)('%s: %s prints the protected file', (program, line, secret) => {
+  it.each(reads)('%s: %j prints the protected file', (program, line, secret) => {
     if (!has(program)) return;
     expect(runFor(line).out).toContain(secret);
   });
-  it.each(reads)('%s: %s (prints %s) is %s', async (_program, line, _secret, behavior) => {
+  it.each(reads)('%s: %j (prints %s) is %s', async (_program, line, _secret, behavior) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe(behavior);
   });
@@ -117,6 +117,8 @@ describe('the sed script reader', () => {
     "sed -n '1{p}' README.md",
     "sed -n '1{\np\n}' README.md",
     "sed 'y/abc/xyz/' README.md",
+    // y's parts are no regular expressions: `[` is itself (sed maps it to x).
+    "sed 'y/[/x/' README.md",
     "sed '1a text' README.md",
     "sed '1i text' README.md",
     "sed '1c text' README.md",
@@ -136,7 +138,7 @@ describe('the sed script reader', () => {
     "sed -n 's/[\\]/x/p' README.md",
     "sed -n 's/a/[/p' README.md",
     "sed -n '/[0-9]/p' README.md",
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -170,7 +172,7 @@ describe('the sed script reader', () => {
     ["sed -n 's/a/b/w src/out' README.md", 'sed s///w'],
     ["sed -n 's/a/b/gw src/out' README.md", 'sed s///w'],
     ["sed -n 's/[[:alpha:]]/x/w src/out' README.md", 'sed s///w'],
-  ])('%s: denied, the write seen (%s)', async (line, op) => {
+  ])('%j: denied, the write seen (%s)', async (line, op) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('deny');
     expect(d.reason).toContain(`"${op} src/out"`);
@@ -205,10 +207,12 @@ describe('the sed script reader', () => {
     ["sed -n 's/[\\\\/]/x/' README.md", 'a bracket expression holds the delimiter'],
     ["sed -n 's/[[:alpha:/]/x/' README.md", 'a bracket expression holds the delimiter'],
     ["sed -n 's/[[:alpha:]/x/' README.md", 'a bracket expression holds the delimiter'],
+    // `]` right after `[^` is in the bracket, which goes on past the `/` (sed: not terminated).
+    ["sed -n 's/[^]/x/p' README.md", 'a bracket expression holds the delimiter'],
     ["sed -n 'r' README.md", 'r names no file'],
     ["sed --sandbox -n '1r README.md' README.md", 'r is refused under --sandbox'],
     ["sed --sandbox -n '1w out.txt' README.md", 'w is refused under --sandbox'],
-  ])('%s: asked (%s)', async (line, why) => {
+  ])('%j: asked (%s)', async (line, why) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('ask');
     expect(d.reason).toContain(why);
@@ -258,7 +262,7 @@ describe('the awk program reader', () => {
     `awk '$3 > 100 { print $1 }' README.md`,
     `awk '{ a[$1]++ } END { for (k in a) print k, a[k] }' README.md`,
     `awk 'a || b' README.md`,
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -281,7 +285,7 @@ describe('the awk program reader', () => {
     [`awk '{ x = $1 / 2 "/" }' README.md`, 'a / may begin a regular expression holding " or #'],
     [`awk '{ x = $1 / 2 # / }' README.md`, 'a / may begin a regular expression holding " or #'],
     [`awk -- "$p" README.md`, 'the awk program "$p" is not known before it runs'],
-  ])('%s: asked (%s)', async (line, why) => {
+  ])('%j: asked (%s)', async (line, why) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('ask');
     expect(d.reason).toContain(why);
@@ -294,7 +298,7 @@ describe('the jq filter reader', () => {
     `jq '.a | select(.b == "import")' README.md`,
     `jq '# a "quote\n.a' README.md`,
     `jq '"a\\"import"' README.md`,
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -305,7 +309,7 @@ describe('the jq filter reader', () => {
     // A string with an interpolation holds code: it is not blanked (over-approximates).
     [`jq -n '"\\(.include)"'`, 'imports a module'],
     [`jq -- "$f" README.md`, 'the jq filter "$f" is not known before it runs'],
-  ])('%s: asked (%s)', async (line, why) => {
+  ])('%j: asked (%s)', async (line, why) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('ask');
     expect(d.reason).toContain(why);
@@ -343,10 +347,10 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     `export -a a='([$(touch src/pwned)]=1)'`,
     `f() { local -a a='([$(touch src/pwned)]=1)'; }; f`,
   ];
-  it.each(compound)('%s writes src/pwned', (line) => {
+  it.each(compound)('%j writes src/pwned', (line) => {
     expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(true);
   });
-  it.each(compound)('%s: asked', async (line) => {
+  it.each(compound)('%j: asked', async (line) => {
     const d = await none.explain(bash(line));
     expect(d.behavior, d.reason).toBe('ask');
   });
@@ -358,7 +362,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     `typeset -A m`,
     `readonly r='(1)'`,
     `a=(); readonly a='([$(touch src/pwned)]=1)'`,
-  ])('%s: assigns no list (export and readonly need -a), allowed', async (line) => {
+  ])('%j: assigns no list (export and readonly need -a), allowed', async (line) => {
     const d = await none.explain(bash(line));
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -367,7 +371,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     [`a=(); export a='([$(touch src/pwned)]=1)'`, false],
     [`a=(); readonly a='([$(touch src/pwned)]=1)'`, false],
     [`a=(); declare a=x'([$(touch src/pwned)]=1)'`, false],
-  ])('%s runs nothing (run for real)', (line, runs) => {
+  ])('%j runs nothing (run for real)', (line, runs) => {
     expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(runs);
   });
 
@@ -379,10 +383,10 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     `f='-va[$(touch src/pwned)]'; printf "$f" y`,
     `f=-v; printf "$f" 'a[$(touch src/pwned)]' y`,
   ];
-  it.each(printfs)('%s writes src/pwned', (line) => {
+  it.each(printfs)('%j writes src/pwned', (line) => {
     expect(existsSync(join(runFor(line).dir, 'src', 'pwned'))).toBe(true);
   });
-  it.each(printfs)('%s: asked', async (line) => {
+  it.each(printfs)('%j: asked', async (line) => {
     const d = await printf.explain(bash(line));
     expect(d.behavior, d.reason).toBe('ask');
   });
@@ -393,7 +397,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     `printf "%s $x"`,
     `printf -- -v`,
     `printf`,
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await printf.explain(bash(line));
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -414,7 +418,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     [`sed -i -n p README.md`, 'allow', ''],
     [`sed --in-place -n p README.md`, 'allow', ''],
     [`sed -ni p README.md`, 'allow', ''],
-  ])('%s: %s', async (line, behavior, why) => {
+  ])('%j: %s', async (line, behavior, why) => {
     const edits = permissionInterceptor({
       cwd: root,
       home,
@@ -441,7 +445,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     [`jq --args -R . .env`, 'allow'],
     [`jq -n '$ARGS' --args a b`, 'allow'],
     [`jq -R . README.md --args .env`, 'allow'],
-  ])('%s: %s', async (line, behavior) => {
+  ])('%j: %s', async (line, behavior) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe(behavior);
   });
@@ -509,7 +513,7 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     'ls -la',
     'ls .e*',
     'echo hi',
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await judge(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -551,7 +555,7 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     [`unset 'a[$i]'`, `unset 'a[$i]' evaluates a subscript`],
     [`unset -v 'a[$i]'`, `unset 'a[$i]' evaluates a subscript`],
     [`unset 'a[1]b'`, `unset 'a[1]b' evaluates a subscript`],
-  ])('%s: asked (%s)', async (line, why) => {
+  ])('%j: asked (%s)', async (line, why) => {
     const d = await judge(line);
     expect(d.behavior, d.reason).toBe('ask');
     expect(d.reason).toContain(why);
@@ -640,7 +644,7 @@ describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
     "find src -name '*.ts'",
     'find src -name "$x"',
     'find',
-  ])('%s: allowed', async (line) => {
+  ])('%j: allowed', async (line) => {
     const d = await judge(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
@@ -698,7 +702,7 @@ describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
     'find src -fls src/out',
     'find src -fprint0 src/out',
     'find src -files0-from .env',
-  ])('%s: denied', async (line) => {
+  ])('%j: denied', async (line) => {
     const d = await judge(line);
     expect(d.behavior, d.reason).toBe('deny');
   });
@@ -729,7 +733,7 @@ describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
     ['find src -exec', 'find -exec names no command'],
     ['find src -name x "$x"', 'could be a find action'],
     ["find src -fprintf out.txt '%p' -delete", 'find -delete deletes what it finds'],
-  ])('%s: asked (%s)', async (line, why) => {
+  ])('%j: asked (%s)', async (line, why) => {
     const d = await judge(line);
     expect(d.behavior, d.reason).toBe('ask');
     expect(d.reason).toContain(why);
