@@ -409,3 +409,29 @@ describe('git itself: the subcommand, its canonical words, aliases', () => {
   decides('deny', ['git add .env', 'git checkout -- secrets/key']);
   planRefuses(['git push', 'git commit -m x', 'git checkout main']);
 });
+
+describe('git-more tables, each option known', () => {
+  // Without these names in the tables, each option was one the model does not know: asked.
+  decides('allow', [
+    'git tag --column',
+    'git tag --delete v1',
+    'git tag -a v1 --message x',
+    'git tag -a v1 -m x',
+    'git config --type bool core.pager',
+    'git cat-file -p HEAD:a--batch',
+  ]);
+  planRuns(['git remote --verbose']);
+  // --file / -f of git config read the file.
+  decides('deny', ['git config --file .env --list', 'git config -f .env --list']);
+  // An option that changes, long or among letters after -l, is never only a listing.
+  planRefuses(['git tag -l --delete v1', 'git tag -lFREADME.md v1']);
+  // The file written is .git/config unless --global is given as a word of its own.
+  it.each(['git config core.pager my--global', 'git config --globalx core.pager cat'])(
+    '%s writes .git/config',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+      expect(d.reason).toContain('Edit(./.git/**)');
+    },
+  );
+});
