@@ -278,7 +278,6 @@ describe('git global options', () => {
     'git -c color.ui=always status',
     'git -C . status',
     'git -C ./ status',
-    'git -c color.ui=push ui',
   ]);
   // A pager runs a program, however the key is cased; another directory has its own config.
   decides('ask', ['git -c pager.log=cat log', 'git -c Pager.log=cat log', 'git -C src status']);
@@ -290,7 +289,7 @@ describe('git global options', () => {
 });
 
 describe('git log -L reads the file of the range', () => {
-  decides('deny', ['git log -L1,2:.env', 'git log -L1,2:secrets/key']);
+  decides('deny', ['git log -L1,2:.env', 'git log -L1,2:secrets/key', 'git log -L:.env']);
   // It shows content: without a path after --, the history of the file is asked.
   decides('ask', ['git log -L1,2:README.md']);
 });
@@ -298,7 +297,13 @@ describe('git log -L reads the file of the range', () => {
 describe('what git diff, log and show read', () => {
   // A path after -- is read with the history inside it; a word before it that names a
   // revision (no dot, no slash) is not read.
-  decides('deny', ['git log -- secrets', 'git show HEAD:README.md -- secrets', 'git show :0:.env']);
+  // A word with a slash is read as a path even when it reads like a revision (`~1`).
+  decides('deny', [
+    'git log -- secrets',
+    'git show HEAD:README.md -- secrets',
+    'git show :0:.env',
+    'git log secrets/key~1',
+  ]);
   decides('allow', [
     'git log -p secrets -- README.md',
     'git show HEAD:README.md',
@@ -375,6 +380,11 @@ describe('git itself: the subcommand, its canonical words, aliases', () => {
       expect(d.behavior, d.reason).toBe('deny');
     },
   );
+  // Only an alias. key defines an alias: color.ui=push is no alias of push.
+  it('git -c color.ui=push ui is not git push', async () => {
+    const d = await inGuarded('git -c color.ui=push ui');
+    expect(d.behavior, d.reason).toBe('allow');
+  });
   // Aliases are followed 8 steps, as far as the loop goes; a 9th is not expanded (and asks, as
   // every alias does). A loop of aliases ends.
   it.each([chain(9), 'git -c alias.a=b -c alias.b=a a'])('%s: asked', async (line) => {
