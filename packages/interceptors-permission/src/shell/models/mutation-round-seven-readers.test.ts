@@ -120,6 +120,16 @@ describe('the sed script reader', () => {
     // y's parts are no regular expressions: `[` is itself (sed maps it to x).
     "sed 'y/[/x/' README.md",
     "sed '1a text' README.md",
+    // Text, a label and the blanks before a label are not read as commands: `hello` and `end`
+    // would be (`e` runs a command).
+    "sed '1a hello' README.md",
+    "sed '1i hello' README.md",
+    "sed '1c hello' README.md",
+    "sed -n ':end' README.md",
+    "sed -n 'b end;:end' README.md",
+    "sed -n 'bend;tend;Tend;:end' README.md",
+    "sed -n 'b  end;p' README.md",
+    "sed -n 'b\tend;p' README.md",
     "sed '1i text' README.md",
     "sed '1c text' README.md",
     "sed -n ':x' README.md",
@@ -251,6 +261,12 @@ describe('the awk program reader', () => {
     `awk '{ x = (1) / 2 }' README.md`,
     `awk '{ x = f(1) / 2 }' README.md`,
     `awk '{ x = 1.5 / 2 }' README.md`,
+    `awk '{ print "4" / 2; x = 1 / 3 > "f" }' README.md`,
+    // A division with no second `/` on its line, and the call of a function whose name ends or
+    // begins like if / for: no condition, the `/` divides.
+    `awk '{ print $1/1024 " KB" }' README.md`,
+    `awk 'function gif(a) { return a } { x = gif(1) / 2 }' README.md`,
+    `awk 'function format(a) { return a } { x = format(1) / 2 }' README.md`,
     `awk '{ x = $1 - /"/ }' README.md`,
     `awk '{ if ($1) /"/ }' README.md`,
     `awk '{ while (0) /"/ }' README.md`,
@@ -271,11 +287,20 @@ describe('the awk program reader', () => {
     [`awk '{ print > "out" }' README.md`, '"print >"'],
     [`awk 'BEGIN { print "x" \\\n> "out" }'`, 'print'],
     [`awk 'BEGIN { print ARGV[1] }'`, '"ARGV"'],
+    // What comes before a `++` is kept, and a string ends an operand: `"4" / 2` divides, so the
+    // `;` after it ends the print (read as a regular expression, `/ 2; x = 1 /` hid it).
+    [`awk '{ system("x"); n++ }' README.md`, '"system("'],
+    [`awk '{ print > "f"; n-- }' README.md`, '"print >"'],
     [`awk 'BEGIN { print ENVIRON["HOME"] }'`, '"ENVIRON"'],
     [`awk 'BEGIN { "date" | getline d }'`, '"|"'],
     [`awk 'BEGIN { getline d < "x" }'`, '"getline"'],
     [`awk 'BEGIN { close("x") }'`, '"close("'],
     [`awk 'BEGIN { fflush() }'`, '"fflush("'],
+    // A blank may stand between a function's name and its `(` (awk calls it all the same).
+    [`awk 'BEGIN { system ("x") }'`, '"system ("'],
+    [`awk 'BEGIN { close ("x") }'`, '"close ("'],
+    [`awk 'BEGIN { fflush () }'`, '"fflush ("'],
+    [`awk '{ printf("x") > "out" }' README.md`, '"printf(\\"\\") >"'],
     [`awk '@include "x"'`, '"@include"'],
     [`awk '{ print "a }' README.md`, 'a string is not closed'],
     [`awk '/abc' README.md`, 'a regular expression is not closed where awk closes it'],
