@@ -271,3 +271,76 @@ describe('patch and unzip', () => {
     expect(effects('unzip -o a.zip -d out').reads).toEqual(['a.zip', 'out']);
   });
 });
+
+describe('what the first mutation run of file-writers.ts left', () => {
+  it('each model names its program in what it does not understand', () => {
+    for (const program of [
+      'uniq',
+      'split',
+      'csplit',
+      'gzip',
+      'gunzip',
+      'pigz',
+      'unpigz',
+      'bzip2',
+      'bunzip2',
+      'xz',
+      'unxz',
+      'lzma',
+      'unlzma',
+      'zstd',
+      'unzstd',
+    ])
+      expect(effects(`${program} --bogus a`).unknown, program).toBe(
+        `${program} option --bogus is not one the model knows`,
+      );
+    expect(effects('unzip -l -Y a.zip').unknown).toBe('unzip option -Y is not one the model knows');
+  });
+
+  it('split --filter runs by way of split', () => {
+    expect(modelCommand(words('split --filter=cmd in'))?.program).toBe('split');
+  });
+
+  it('an option after an attached value is still seen: -S.x -c only prints', () => {
+    // A value attached to -S leaves the next word alone: were it skipped, -c would not be seen
+    // and the operand taken as replaced (more writes than happen, and plan mode refusing it).
+    expect(effects('gzip -S.x -c a')).toMatchObject({ writes: [], readOnly: true });
+    expect(effects('gzip -S .x -c a')).toMatchObject({ writes: [], readOnly: true });
+  });
+
+  it('a name not known among known ones: every copy is unknown, none taken as literal', () => {
+    // Were the names "plain" because one of them is literal, `$F.gz` would be checked as a file
+    // literally named so, and the real copy's name never.
+    expect(effects('gzip a $F').writes).toEqual([
+      'a',
+      'a',
+      'a* (glob)',
+      '$F (not known)',
+      '$F (not known)',
+    ]);
+  });
+
+  it("the stem is the name less its last suffix only: a.b.txt's is a.b", () => {
+    expect(effects('gzip -S .x a.b.txt').writes).toEqual(['a.b.txt', 'a.b', 'a.b* (glob)']);
+    expect(effects('gzip -S .x dir.d/a').writes).toEqual(['dir.d/a', 'dir.d/a', 'dir.d/a* (glob)']);
+  });
+
+  it('--output, like -o, takes the place of the copy', () => {
+    expect(effects('zstd --output out a')).toMatchObject({
+      writes: [],
+      sideWrites: ['zstd --output: out'],
+    });
+  });
+
+  it('unzip lists only when its first word is an option that lists', () => {
+    // `my-l.zip` is an archive, not `-l`: it is extracted.
+    expect(effects('unzip my-l.zip').unknown).toBe(
+      'unzip writes the files the archive names, which are not known before it runs',
+    );
+    expect(effects('unzip -l a.zip -x member')).toMatchObject({
+      reads: ['a.zip'],
+      unknown: undefined,
+    });
+    expect(effects('unzip -l')).toMatchObject({ reads: [], unknown: undefined, readOnly: true });
+  });
+});
