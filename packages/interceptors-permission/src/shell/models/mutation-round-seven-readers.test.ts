@@ -141,6 +141,8 @@ describe('the sed script reader', () => {
     "sed -n ':a;N;$!ba;p' README.md",
     "sed -n '# a note\n1p' README.md",
     "sed -n 's/[[:alpha:]]/x/p' README.md",
+    // `:` or `.` after another character than `[` opens no class.
+    "sed -n 's/[a:b.c]/x/p' README.md",
     "sed -n 's/[]a]/x/p' README.md",
     "sed -n 's/[^]a]/x/p' README.md",
     "sed -n 's/[[=a=][.-.]]/x/p' README.md",
@@ -207,6 +209,7 @@ describe('the sed script reader', () => {
     ["sed -n 's\\a\\b\\' README.md", 's has no delimiter'],
     ["sed -n 's/abc' README.md", 's is not closed'],
     ["sed -n 's/a/b' README.md", 's is not closed'],
+    ["sed -n 's/[abc' README.md", 's is not closed'],
     ["sed -n 's/a\n/b/' README.md", 's is not closed'],
     ["sed -n 'y/a/b' README.md", 'y is not closed'],
     ["sed -n '/abc' README.md", 'an address is not closed'],
@@ -322,6 +325,8 @@ describe('the jq filter reader', () => {
     `jq '.a' README.md`,
     `jq '.a | select(.b == "import")' README.md`,
     `jq '# a "quote\n.a' README.md`,
+    // A comment is left out whatever it holds, an interpolation's `\\(` too.
+    `jq '# \\(import "a" as a;\n.a' README.md`,
     `jq '"a\\"import"' README.md`,
   ])('%j: allowed', async (line) => {
     const d = await explain(line);
@@ -530,6 +535,25 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     `test -v 'a[12]'`,
     `test -v 'a[@]'`,
     `[ "$a" = "$b" ]`,
+    // A word not known before it runs, followed by a binary operator, is its left operand.
+    ...[
+      '=',
+      '==',
+      '!=',
+      "'<'",
+      "'>'",
+      '-nt',
+      '-ot',
+      '-ef',
+      '-a',
+      '-o',
+      '-eq',
+      '-ne',
+      '-lt',
+      '-le',
+      '-gt',
+      '-ge',
+    ].map((op) => `test "$a" ${op} "$b"`),
     'unset x',
     'unset -v x',
     `unset 'a[1]'`,
