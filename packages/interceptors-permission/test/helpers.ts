@@ -2,6 +2,13 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InterceptedExecution, ToolHints, ToolSource } from '@dsh-tools/protocol';
+import { beforeAll } from 'vitest';
+import {
+  type PermissionDecision,
+  type PermissionInterceptor,
+  type PermissionOptions,
+  permissionInterceptor,
+} from '../src/index';
 
 /** A call of a tool with the given hints, as the registry hands it to interceptors. */
 export function call(
@@ -55,4 +62,28 @@ export function makeProject(): { root: string; home: string } {
   symlinkSync(join(root, 'secrets'), join(root, 'src', 'secrets-link'));
   symlinkSync(base, join(root, 'escape'));
   return { root, home };
+}
+
+/**
+ * A policy made once for a test file, in a `beforeAll` (so a file that makes none pays nothing):
+ * `explain(line)` and `behaviorOf(line)` judge a shell line under it.
+ */
+export function filePolicy(options: PermissionOptions): {
+  readonly explain: (line: string) => Promise<PermissionDecision>;
+  readonly behaviorOf: (line: string) => Promise<PermissionDecision['behavior']>;
+} {
+  let policy: PermissionInterceptor | undefined;
+  beforeAll(async () => {
+    policy = permissionInterceptor(options);
+    await policy.ready;
+  });
+  const ready = (): PermissionInterceptor => {
+    if (policy === undefined)
+      throw new Error('filePolicy: used outside a test (before its beforeAll ran)');
+    return policy;
+  };
+  return {
+    explain: (line) => ready().explain(bash(line)),
+    behaviorOf: async (line) => (await ready().explain(bash(line))).behavior,
+  };
 }

@@ -9,34 +9,26 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../../../test/helpers';
-import { type PermissionInterceptor, permissionInterceptor } from '../../index';
-import { loadShellParser } from '../parser';
+import { describe, expect, it } from 'vitest';
+import { filePolicy, makeProject } from '../../../test/helpers';
 
 const { root, home } = makeProject();
 writeFileSync(join(root, 'lines.txt'), 'a\nb\nb\nc\n');
 
-let policy: PermissionInterceptor;
-beforeAll(async () => {
-  await loadShellParser();
-  policy = permissionInterceptor({
-    cwd: root,
-    home,
-    rules: {
-      allow: [
-        'Read(./**)',
-        'Bash(cat:*)',
-        ...['uniq', 'split', 'csplit', 'gzip', 'gunzip', 'xz', 'zstd', 'patch', 'unzip'].map(
-          (p) => `Bash(${p}:*)`,
-        ),
-      ],
-      deny: ['Read(./.env)', 'Edit(./src/**)', 'Bash(rm:*)'],
-    },
-  });
-  await policy.ready;
+const { behaviorOf, explain } = filePolicy({
+  cwd: root,
+  home,
+  rules: {
+    allow: [
+      'Read(./**)',
+      'Bash(cat:*)',
+      ...['uniq', 'split', 'csplit', 'gzip', 'gunzip', 'xz', 'zstd', 'patch', 'unzip'].map(
+        (p) => `Bash(${p}:*)`,
+      ),
+    ],
+    deny: ['Read(./.env)', 'Edit(./src/**)', 'Bash(rm:*)'],
+  },
 });
-const behaviorOf = async (line: string) => (await policy.explain(bash(line))).behavior;
 
 const installed = (program: string): boolean =>
   spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
@@ -152,7 +144,7 @@ describe('programs that write what their operands name', () => {
       'unzip -o a.zip -d out',
       'unzip -q a.zip',
     ]) {
-      const decision = await policy.explain(bash(line));
+      const decision = await explain(line);
       expect(decision.behavior, line).toBe('ask');
       expect(decision.reason, line).toMatch(/not known before it runs/);
     }
@@ -173,7 +165,7 @@ describe('programs that write what their operands name', () => {
       ['gzip --bogus README.md', '--bogus'],
       ['xz -T0 README.md', '-T'],
     ] as const) {
-      const decision = await policy.explain(bash(line));
+      const decision = await explain(line);
       expect(decision.behavior, line).toBe('ask');
       expect(decision.reason, line).toContain(option);
     }
