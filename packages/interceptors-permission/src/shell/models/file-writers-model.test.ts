@@ -325,6 +325,11 @@ describe('what the first mutation run of file-writers.ts left', () => {
     expect(effects('gzip -S .x dir.d/a').writes).toEqual(['dir.d/a', 'dir.d/a', 'dir.d/a* (glob)']);
   });
 
+  it("an output's value is not read as an option: gzip -o -k a still removes a", () => {
+    expect(effects('gzip -o -k a').writes).toEqual(['a']);
+    expect(effects('gzip --output -k a').writes).toEqual(['a']);
+  });
+
   it('--output, like -o, takes the place of the copy', () => {
     expect(effects('zstd --output out a')).toMatchObject({
       writes: [],
