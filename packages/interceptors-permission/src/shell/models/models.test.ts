@@ -29,6 +29,10 @@ const RULES = {
     'Bash(diff:*)',
     'Bash(git show:*)',
     'Bash(git grep:*)',
+    'Bash(csplit:*)',
+    'Bash(split:*)',
+    'Bash(zstd:*)',
+    'Bash(gzip:*)',
   ],
   deny: [
     'Bash(rm:*)',
@@ -236,6 +240,25 @@ const RISKY: readonly {
     after: 'http://x',
   },
   { program: 'jq', long: 'args', value: '\'import "x" as y; .\'', after: 'a' },
+  // The file writers: a prefix, a filter, an output, a suffix that keeps the copy beside src/a.ts.
+  {
+    program: 'csplit',
+    long: 'prefix',
+    short: 'f',
+    flag: 's',
+    value: 'src/p',
+    after: 'README.md 1',
+  },
+  { program: 'split', long: 'filter', value: "'rm x'", after: 'README.md' },
+  {
+    program: 'zstd',
+    long: 'output',
+    short: 'o',
+    flag: 'q',
+    value: 'src/x.zst',
+    after: 'README.md',
+  },
+  { program: 'gzip', long: 'suffix', short: 'S', flag: 'k', value: 'ct', after: 'src/a.ts' },
 ];
 
 /** Every way one option may be spelled: attached, separated, `--opt=value`, combined short flags. */
