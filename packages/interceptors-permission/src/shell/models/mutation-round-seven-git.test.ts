@@ -338,6 +338,7 @@ describe('what git diff, log and show read', () => {
     'git log --no-merges',
     'git log --no-patch',
     'git log --grep=x-U',
+    'git log --grep=x--patch',
   ]);
   decides('ask', [
     'git log --cc',
