@@ -64,3 +64,41 @@ describe('zgrep -f reads its patterns from a file', () => {
     expect(await decide('Bash(zgrep:*)', 'zgrep -e TOKEN README.md')).toBe('allow');
   });
 });
+
+describe('shuf, mktemp, mkfifo, mknod and sponge write what they name', () => {
+  // Without these entries an allow rule on them kept its prefix meaning and every operand was a
+  // file read: `shuf -o src/x in` (coreutils 9 writes src/x), `mktemp -p src` and
+  // `mktemp src/t.XXXX` (each creates a file under src/) passed an `Edit(./src/**)` deny.
+  it('names them so', () => {
+    expect(operands('shuf -o src/x in')).toEqual({ reads: ['in'], writes: ['src/x'] });
+    expect(operands('shuf -n 2 --random-source=.env in')).toEqual({
+      reads: ['.env', 'in'],
+      writes: [],
+    });
+    expect(operands('mktemp -p src')).toEqual({ reads: [], writes: ['src'] });
+    expect(operands('mktemp --suffix .ts src/t.XXXX')).toEqual({
+      reads: [],
+      writes: ['src/t.XXXX'],
+    });
+    expect(operands('mkfifo -m 600 src/p')).toEqual({ reads: [], writes: ['src/p'] });
+    expect(operands('mknod src/n p')).toEqual({ reads: [], writes: ['src/n', 'p'] });
+    expect(operands('sponge src/a.ts')).toEqual({ reads: [], writes: ['src/a.ts'] });
+  });
+  it.each([
+    ['Bash(shuf:*)', 'shuf -o src/x README.md'],
+    ['Bash(shuf:*)', 'shuf -osrc/x README.md'],
+    ['Bash(shuf:*)', 'shuf --output=src/x README.md'],
+    ['Bash(shuf:*)', 'shuf --random-source=.env README.md'],
+    ['Bash(mktemp:*)', 'mktemp -p src'],
+    ['Bash(mktemp:*)', 'mktemp --tmpdir=src'],
+    ['Bash(mktemp:*)', 'mktemp src/t.XXXX'],
+    ['Bash(mkfifo:*)', 'mkfifo src/p'],
+    ['Bash(sponge:*)', 'sponge src/a.ts'],
+  ])('under %s, %s is denied', async (allow, line) => {
+    expect(await decide(allow, line)).toBe('deny');
+  });
+  it('what they do outside the denied paths is allowed', async () => {
+    expect(await decide('Bash(shuf:*)', 'shuf -n 1 README.md')).toBe('allow');
+    expect(await decide('Bash(mktemp:*)', 'mktemp -p /tmp')).toBe('allow');
+  });
+});

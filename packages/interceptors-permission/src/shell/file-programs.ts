@@ -237,6 +237,22 @@ export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   unlink: { operands: 'write' },
   touch: { values: ['-d', '-t', '-r', '--date', '--reference'], operands: 'write' },
   mkdir: { values: ['-m', '--mode'], operands: 'write' },
+  mkfifo: { values: ['-m', '--mode', '-Z', '--context'], operands: 'write' },
+  mknod: { values: ['-m', '--mode', '-Z', '--context'], operands: 'write' },
+  // A template names the file created; `-p DIR` / `--tmpdir=DIR` the directory it is created in.
+  mktemp: {
+    values: ['--suffix'],
+    writeOpts: ['-p', '--tmpdir'],
+    operands: 'write',
+  },
+  // `-o FILE` writes the shuffled lines; `--random-source=FILE` reads FILE.
+  shuf: {
+    values: ['-n', '--head-count', '-i', '--input-range'],
+    readOpts: ['--random-source'],
+    writeOpts: ['-o', '--output'],
+  },
+  // moreutils: soaks up standard input, then writes its operand.
+  sponge: { operands: 'write' },
   truncate: { values: ['-s', '--size', '-r', '--reference'], operands: 'write' },
   shred: { values: ['-n', '-s', '--iterations', '--size'], operands: 'write' },
   chmod: { operands: 'skipFirstWrite', values: ['--reference'], firstIsFileOpts: ['--reference'] },
