@@ -2,9 +2,9 @@
  * A thirteenth round: programs that write what their operands name without an option saying so.
  * They had no model, so an allow rule on them kept its prefix meaning and their operands were read
  * as files read: `uniq IN OUT` writes OUT, split and csplit write pieces beside a prefix, the
- * compressors replace their operands, and `split --filter` runs a command. Also the shapes fixed in
- * the sixth mutation round that were pinned by unit tests only (`hexdump -f`, gawk's indirect call,
- * `mv` of a directory). Each shape does its harm when nothing stops it; where a deny rule covers it,
+ * compressors replace their operands, `shuf -o` and `mktemp -p` write, and `split --filter` runs a
+ * command. Also the shapes fixed in the sixth mutation round that were pinned by unit tests only
+ * (`hexdump -f`, gawk's indirect call, `mv` of a directory). Each shape does its harm when nothing stops it; where a deny rule covers it,
  * an ask is a bypass too.
  */
 import { type AttackEntry, entriesOf } from './entry';
@@ -30,6 +30,10 @@ const WRITES: readonly [id: string, command: string, program: string][] = [
   ['xz-keep', 'xz -k src/x.ts', 'xz'],
   ['zstd-rm', 'zstd -q --rm src/x.ts', 'zstd'],
   ['zstd-o', 'zstd -q README.md -o src/r.zst', 'zstd'],
+  ['shuf-o', 'shuf -o src/x.ts README.md', 'shuf'],
+  ['shuf-o-attached', 'shuf -n1 -osrc/x.ts README.md', 'shuf'],
+  ['mktemp-p', 'mktemp -p src', 'mktemp'],
+  ['mktemp-template', 'mktemp src/t.XXXX', 'mktemp'],
 ];
 
 export const ROUND_THIRTEEN: readonly AttackEntry[] = [
