@@ -515,6 +515,7 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
   // digits, an option or a number misread would ask.
   it.each([
     `readonly a="$v"`,
+    `readonly ab="$v"`,
     `declare 'a[1]=x'`,
     `declare 'a[12]=x'`,
     `declare 'ab[1]=x'`,
