@@ -4,6 +4,7 @@ import { collectPathArgs } from '@dsh-tools/policy-kit';
 import type { ToolView } from '@dsh-tools/protocol';
 import { isProcessSubstitution, type ShellWord, syntheticWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
+import { linkedGlobMatches, MAX_GLOB_ENTRIES } from './links';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { isFamily } from './policy';
 import { patternsOf, policyIndex } from './policy-index';
@@ -142,7 +143,8 @@ export function shellOperand(
   cwds: readonly (string | null)[],
   knownProgram: boolean,
   subject: string,
-  recursive = false,
+  recursive: boolean | 'following links' = false,
+  depth = 0,
 ): Part | undefined {
   if (!hasPathRules(trail, access) || isProcessSubstitution(word)) return undefined;
   // `~-` is $OLDPWD: after a cd on this line, one of the directories the line may have been in
@@ -191,6 +193,33 @@ export function shellOperand(
           ...hit,
           reason: `the glob ${word.text} could match a path rule ${hit.rule?.text} protects`,
         };
+      // A match may be a symbolic link to a protected file (`cat src/*` with `src/env-link →
+      // ../.env`): each match that is a link, or lies beyond one, is judged where it leads.
+      const linked = linkedGlobMatches(operandGlobSegments(word.value, base, trail.policy.home));
+      if (!linked.complete && !worst)
+        worst = {
+          severity: 'maybe',
+          subject,
+          reason: `the glob ${word.text} matches more than ${MAX_GLOB_ENTRIES} files, too many to look for symbolic links to protected paths among them`,
+        };
+      for (const match of linked.paths) {
+        const part = shellOperand(
+          trail,
+          access,
+          syntheticWord(match, true),
+          [base],
+          knownProgram,
+          subject,
+          recursive,
+        );
+        if (part === undefined) continue;
+        const through = {
+          ...part,
+          reason: `the glob ${word.text} matches ${match}, a symbolic link or a path through one: ${part.reason}`,
+        };
+        if (part.severity === 'deny') return through;
+        worst ??= through;
+      }
       continue;
     }
     // Programs known to take files get the kernel's resolution (symlinks followed); for any other
@@ -217,10 +246,45 @@ export function shellOperand(
           ...inside,
           reason: `${word.text} is a directory read recursively that holds paths rule ${inside.rule?.text} protects`,
         };
+      // A reader that follows the links inside the tree (`grep -R`, `cp -rL`) reads where each
+      // leads: every link in the tree is judged as an operand of its own.
+      if (recursive === 'following links' && isDirectory(path.real)) {
+        const found = linkedGlobMatches([...segments, '*']);
+        if (!found.complete || depth >= MAX_LINK_DEPTH) {
+          worst ??= {
+            severity: 'maybe',
+            subject,
+            reason: `${word.text} is read following its symbolic links, and holds too many files (or links) to look where each leads`,
+          };
+          continue;
+        }
+        for (const link of found.paths) {
+          const part = shellOperand(
+            trail,
+            access,
+            syntheticWord(link, true),
+            [base],
+            knownProgram,
+            subject,
+            recursive,
+            depth + 1,
+          );
+          if (part === undefined) continue;
+          const through = {
+            ...part,
+            reason: `${word.text} is read following its symbolic links, and ${link} leads on: ${part.reason}`,
+          };
+          if (part.severity === 'deny') return through;
+          worst ??= through;
+        }
+      }
     }
   }
   return worst;
 }
+
+/** How many links deep a tree read following its links is looked through before it asks. */
+const MAX_LINK_DEPTH = 8;
 
 /** The repository holding `dir` (the directory with `.git`), if any. */
 export function repositoryOf(dir: string): string | undefined {

@@ -171,7 +171,15 @@ export function shellCommand(
   }
   const ops =
     effects !== undefined && !effects.partial
-      ? { reads: effects.reads, writes: effects.writes, known: true, recursive: effects.recursive }
+      ? {
+          reads: effects.reads,
+          writes: effects.writes,
+          known: true,
+          recursive:
+            effects.recursive && effects.followsLinks
+              ? ('following links' as const)
+              : effects.recursive,
+        }
       : fileOperands(effects?.canonical ?? cmd.argv);
   for (const [access, words] of [
     ['read', ops.reads],

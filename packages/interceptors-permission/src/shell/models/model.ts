@@ -23,6 +23,11 @@ export interface ProgramEffects {
   /** Directory operands are read with everything inside them. */
   recursive: boolean;
   /**
+   * The recursive read follows the symbolic links inside the tree (`grep -R`, `rg -L`, `cp -rL`,
+   * `tar -h`): each link is judged by where it leads.
+   */
+  followsLinks?: boolean;
+  /**
    * It shows content from the repository's history (`git log -p`, `git diff REV`) without a
    * pathspec: any file ever committed, protected ones too.
    */

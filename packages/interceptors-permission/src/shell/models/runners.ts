@@ -172,6 +172,10 @@ export const copier =
             w.value === '--recursive' ||
             w.value === '--archive'),
       );
+    // `-L` / `--dereference`: the links inside a tree copied are followed, their targets copied.
+    fx.followsLinks =
+      program === 'cp' &&
+      argv.some((w) => w.literal && (/^-[a-zA-Z]*L/.test(w.value) || w.value === '--dereference'));
     const targetGiven = fx.writes.length > 0;
     const sources = targetGiven || operands.length < 2 ? operands : operands.slice(0, -1);
     if (!targetGiven && operands.length >= 2)
@@ -231,6 +235,10 @@ export const tar: Model = (argv) => {
   const extract = /^-[a-zA-Z]*x/.test(mode) || /extract|get/.test(long);
   const operands = readOptions(words, 1, create ? TAR_CREATING : TAR_READING, fx);
   fx.recursive = true;
+  // `-h` / `--dereference`: the archive holds what each link leads to, not the link.
+  fx.followsLinks = words.some(
+    (w) => w.literal && (/^-[a-zA-Z]*h/.test(w.value) || w.value === '--dereference'),
+  );
   if (create) {
     fx.reads.push(...operands);
     fx.readOnly = false;
