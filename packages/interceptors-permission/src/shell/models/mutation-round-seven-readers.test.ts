@@ -583,6 +583,9 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     [`declare 'a[1]x=1'`, 'the subscript of a[1]x is evaluated as arithmetic'],
     [`declare '[1]=x'`, 'the subscript of [1] is evaluated as arithmetic'],
     [`declare a-b=1`, 'a-b is not a variable name'],
+    // An option is `-` or `+` and letters, all of the word: these are names.
+    [`declare a-b`, 'a-b is not a variable name'],
+    [`declare -r=1`, '-r is not a variable name'],
     [`declare -- x=1`, '-- is not a variable name'],
     [`export foo=1`, 'it sets foo'],
     [`declare -x foo=1`, 'it sets foo'],
