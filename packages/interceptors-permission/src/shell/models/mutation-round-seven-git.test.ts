@@ -446,3 +446,31 @@ describe('git-more tables, each option known', () => {
     },
   );
 });
+
+describe('git grep, blame and branch (written after the last run)', () => {
+  // The pattern given by option leaves every operand a path; a path after -- or spelled as no
+  // ref can be limits the search; without one, a revision or an option that widens it reads all.
+  decides('deny', [
+    'git grep -f README.md .env',
+    'git grep --file README.md .env',
+    'git grep -e TOKEN .env',
+    'git grep TOKEN -- secrets',
+    'git blame .env',
+  ]);
+  decides('allow', [
+    'git grep -e TOKEN -- README.md',
+    'git grep TOKEN -- README.md',
+    'git grep TOKEN ./README.md',
+    // README's limits: plain git grep reads the working tree's tracked files without asking.
+    'git grep TOKEN',
+    // -p before the subcommand is --paginate.
+    'git -p log',
+  ]);
+  decides('ask', [
+    'git grep TOKEN --untracked',
+    'git grep TOKEN --no-index',
+    'git grep TOKEN --no-exclude-standard',
+  ]);
+  planRuns(['git branch', 'git branch -a', 'git rev-parse HEAD', 'git ls-files src']);
+  planRefuses(['git branch x-l', 'git branch newb']);
+});
