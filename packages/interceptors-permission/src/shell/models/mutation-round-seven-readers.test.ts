@@ -516,6 +516,12 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
   it.each([
     `readonly a="$v"`,
     `readonly ab="$v"`,
+    // Only -a / -A make export and readonly assign a list; a value known to begin with another
+    // character than `(` is none.
+    `readonly -p x="$v"`,
+    `export LANG="$v"`,
+    `declare a="x$v"`,
+    `declare ab="x$v"`,
     `declare 'a[1]=x'`,
     `declare 'a[12]=x'`,
     `declare 'ab[1]=x'`,
@@ -585,6 +591,11 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     [`declare a-b=1`, 'a-b is not a variable name'],
     // An option is `-` or `+` and letters, all of the word: these are names.
     [`declare a-b`, 'a-b is not a variable name'],
+    [`declare a="$v"b=c`, 'may assign a list whose subscripts are evaluated as arithmetic'],
+    [
+      `declare -a a='([$(id)]=1)'`,
+      'may assign a list whose subscripts are evaluated as arithmetic',
+    ],
     [`declare -r=1`, '-r is not a variable name'],
     [`declare -- x=1`, '-- is not a variable name'],
     [`export foo=1`, 'it sets foo'],
