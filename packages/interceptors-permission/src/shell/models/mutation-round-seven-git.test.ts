@@ -453,6 +453,7 @@ describe('git grep, blame and branch (written after the last run)', () => {
   decides('deny', [
     'git grep -f README.md .env',
     'git grep --file README.md .env',
+    'git grep --file .env -- README.md',
     'git grep -e TOKEN .env',
     'git grep TOKEN -- secrets',
     'git blame .env',
