@@ -52,7 +52,7 @@ describe('a glob whose matches are links', () => {
 
   it('finds the links a glob matches, and those beyond a matched directory link', () => {
     const segments = (glob: string) => `${root}/${glob}`.split('/').filter((s) => s !== '');
-    expect(linkedGlobMatches(segments('src/*')).paths.sort()).toEqual([
+    expect([...linkedGlobMatches(segments('src/*')).paths].sort()).toEqual([
       `${root}/src/env-link`,
       `${root}/src/secrets-link`,
     ]);

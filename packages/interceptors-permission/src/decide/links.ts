@@ -14,12 +14,23 @@ export interface LinkedMatches {
 
 const join = (dir: string, name: string): string => `${dir === '/' ? '' : dir}/${name}`;
 
-const isLink = (path: string): boolean =>
-  lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+const isLink = (path: string): boolean => {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch {
+    // A path through a file (`ENOTDIR`), or not searchable: nothing there to follow.
+    return false;
+  }
+};
 
 /** Whether `path` leads to a directory, through links. */
-const leadsToDirectory = (path: string): boolean =>
-  statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+const leadsToDirectory = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+};
 
 const entriesOf = (dir: string): Dirent[] => {
   try {

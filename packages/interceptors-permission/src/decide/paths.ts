@@ -23,7 +23,14 @@ const lexicalPath = (value: string, cwd: string, home: string): ResolvedPath => 
   return { lexical, real: lexical };
 };
 
-const exists = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
+/** Whether `path` exists; a path through a file (`ENOTDIR`) or one not searchable does not. */
+const exists = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+};
 
 const isDirectory = (path: string): boolean => {
   try {

@@ -415,8 +415,8 @@ describe('interpreters and package managers: only their own options, and their o
     // The last operand is written, not read; with -t every operand is read and none written.
     'cp README.md .env',
     'cp -t out README.md src/a.ts',
-    // cp and install read their sources; ln only names them; only mv takes them away.
-    'ln -s .env link',
+    // cp and install read their sources; only mv takes them away. (ln gives its link the source's
+    // content to read and write: `ln -s .env link` is denied, in links-through-ln below.)
     'cp src/a.ts out',
     // A word with -r inside, or after the first dash, is no recursive flag.
     'cp x-r.txt . out',

@@ -162,9 +162,11 @@ export const copier =
       },
     };
     const operands = readOptions(argv, 1, table, fx);
-    // mv moves a directory with everything in it, whatever its options.
+    // mv moves a directory with everything in it, whatever its options; a link to a directory
+    // opens everything in it.
     fx.recursive =
       program === 'mv' ||
+      program === 'ln' ||
       argv.some(
         (w) =>
           w.literal &&
@@ -180,12 +182,56 @@ export const copier =
     const sources = targetGiven || operands.length < 2 ? operands : operands.slice(0, -1);
     if (!targetGiven && operands.length >= 2)
       fx.writes.push(operands[operands.length - 1] as ShellWord);
-    // mv takes its sources away (a write) and makes their content readable elsewhere (a read);
-    // `ln -s` only names them.
+    // mv takes its sources away (a write) and makes their content readable elsewhere (a read).
     if (program !== 'ln') fx.reads.push(...sources);
     if (program === 'mv') fx.writes.push(...sources);
+    // A link, hard or symbolic, gives its name the source's content to read and to write
+    // (`ln -s .env x && cat x`): each source is judged as both, where the kernel finds it.
+    if (program === 'ln') {
+      const dest = targetGiven ? fx.writes[0] : operands.length >= 2 ? operands.at(-1) : undefined;
+      for (const source of linkTargets(argv, sources, dest, fx)) {
+        fx.reads.push(source);
+        fx.writes.push(source);
+      }
+    }
     return fx;
   };
+
+/**
+ * Where the sources of `ln` lead. A symbolic link's relative target is taken from the link's
+ * directory, not the working directory (`ln -s ../.env docs/x` leads to `.env`): with a
+ * destination that may be a directory (`ln -s ../.env docs`), both readings are kept.
+ */
+const linkTargets = (
+  argv: readonly ShellWord[],
+  sources: readonly ShellWord[],
+  dest: ShellWord | undefined,
+  fx: ProgramEffects,
+): ShellWord[] => {
+  const symbolic = argv.some(
+    (w) => w.literal && (/^-[a-zA-Z]*s/.test(w.value) || w.value === '--symbolic'),
+  );
+  if (!symbolic || dest === undefined) return [...sources];
+  const out: ShellWord[] = [];
+  for (const source of sources) {
+    if (!source.literal || /^[/~]/.test(source.value)) out.push(source);
+    else if (!dest.literal) {
+      out.push(source);
+      notUnderstood(
+        fx,
+        `the link ${dest.text} is not known before it runs, so where ${source.text} leads is not either`,
+      );
+    } else {
+      const slash = dest.value.lastIndexOf('/');
+      const parent = slash < 0 ? '.' : dest.value.slice(0, slash) || '/';
+      out.push(
+        syntheticWord(`${parent}/${source.value}`, true),
+        syntheticWord(`${dest.value}/${source.value}`, true),
+      );
+    }
+  }
+  return out;
+};
 
 /** tar's options; `archive` judges `-f` (written when creating, read otherwise). */
 const tarTable = (archive: OptionKind): OptionTable => ({
