@@ -3,7 +3,8 @@
  * They had no model, so an allow rule on them kept its prefix meaning and their operands were read
  * as files read: `uniq IN OUT` writes OUT, split and csplit write pieces beside a prefix, the
  * compressors replace their operands, `shuf -o` and `mktemp -p` write, and `split --filter` runs a
- * command. Also the shapes fixed in the sixth mutation round that were pinned by unit tests only
+ * command; symbolic links reached by a glob (`cat docs/*`), and links made on the line itself
+ * (`ln -s .env x && cat x`). Also the shapes fixed in the sixth mutation round that were pinned by unit tests only
  * (`hexdump -f`, gawk's indirect call, `mv` of a directory). Each shape does its harm when nothing stops it; where a deny rule covers it,
  * an ask is a bypass too.
  */
@@ -11,6 +12,7 @@ import { type AttackEntry, entriesOf } from './entry';
 
 const c1 = entriesOf(1);
 const c4 = entriesOf(4);
+const c5 = entriesOf(5);
 
 /** Writes under src/, which `Write(./src/**)` denies: [id, command, program]. */
 const WRITES: readonly [id: string, command: string, program: string][] = [
@@ -36,7 +38,33 @@ const WRITES: readonly [id: string, command: string, program: string][] = [
   ['mktemp-template', 'mktemp src/t.XXXX', 'mktemp'],
 ];
 
+/**
+ * Links reached by a glob or a tree read that follows links: `docs/env-link → ../.env` and
+ * `docs/vault → ../secrets` are committed; no name under `docs/` is protected.
+ */
+const LINKS: readonly [id: string, command: string, allow: string[]][] = [
+  ['glob-cat', 'cat docs/*', ['Bash(cat:*)']],
+  ['glob-head', 'head -n 5 docs/e*', ['Bash(head:*)']],
+  ['glob-through-dir-link', 'cat docs/*/token.json', ['Bash(cat:*)']],
+  ['ln-s-then-cat', 'ln -s .env x && cat x', ['Bash(ln:*)', 'Bash(cat:*)']],
+  ['ln-hard-then-cat', 'ln .env x && cat x', ['Bash(ln:*)', 'Bash(cat:*)']],
+  ['ln-relative-then-cat', 'ln -s ../.env docs/x; cat docs/x', ['Bash(ln:*)', 'Bash(cat:*)']],
+  ['ln-dir-then-cat', 'ln -s secrets s2 && cat s2/token.json', ['Bash(ln:*)', 'Bash(cat:*)']],
+];
+
 export const ROUND_THIRTEEN: readonly AttackEntry[] = [
+  ...LINKS.map(([id, command, allow]) =>
+    c5(
+      `link-${id}`,
+      command,
+      'read',
+      'a link (under docs/, or made by ln) leads to .env or secrets/',
+      {
+        mustDeny: true,
+        extraRules: { allow },
+      },
+    ),
+  ),
   ...WRITES.map(([id, command, program]) =>
     c1(`writer-${id}`, command, 'write', `${program} writes under src/ without an option`, {
       mustDeny: true,
