@@ -431,6 +431,7 @@ describe('what a builtin or a reader did unseen (round seven; each ran for real)
     `printf -v x '%s' y`,
     `printf '%s\\n' "$x"`,
     `printf "%s $x"`,
+    `printf x"$f"`,
     `printf -- -v`,
     `printf`,
   ])('%j: allowed', async (line) => {
@@ -591,6 +592,9 @@ describe('the builtins: names assigned, test and [[ ]], unset, ls, echo, printf'
     [`declare a-b=1`, 'a-b is not a variable name'],
     // An option is `-` or `+` and letters, all of the word: these are names.
     [`declare a-b`, 'a-b is not a variable name'],
+    [`printf -v 'a[$(id)]' x`, 'the subscript of a[$(id)] is evaluated as arithmetic'],
+    [`printf -v'a[$(id)]' x`, 'the subscript of a[$(id)] is evaluated as arithmetic'],
+    [`printf "$f" y`, '"$f" may be the option -v, which assigns to a name'],
     [`declare a="$v"b=c`, 'may assign a list whose subscripts are evaluated as arithmetic'],
     [
       `declare -a a='([$(id)]=1)'`,
