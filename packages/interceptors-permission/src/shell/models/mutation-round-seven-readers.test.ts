@@ -661,6 +661,12 @@ describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
   });
   const judge = (line: string) => readers.explain(bash(line));
 
+  it('grep -R and rg -L print .env through src/env-link (run for real)', () => {
+    expect(runFor('grep -R TOKEN src').out).toContain('TOKEN');
+    if (has('rg')) expect(runFor('rg -L TOKEN src').out).toContain('TOKEN');
+    expect(runFor('grep -r TOKEN src').out).not.toContain('TOKEN');
+  });
+
   // A pattern, a value or a script is no file: were it read as one, the line would be denied.
   it.each([
     'grep x README.md',
@@ -735,6 +741,12 @@ describe('the readers: grep, rg, sed, awk, sort, jq and find', () => {
     'grep -e x -f .env README.md',
     'grep --exclude-from .env x README.md',
     'grep -R x secrets',
+    // -R and rg's -L follow src/env-link to .env (grep -r and rg do not): before, allowed, and
+    // they printed it.
+    'grep -R TOKEN src',
+    'grep --dereference-recursive TOKEN src',
+    'rg -L TOKEN src',
+    'rg --follow TOKEN src',
     'rg x .env',
     'rg -e x .env',
     'rg --regexp x .env',

@@ -84,6 +84,10 @@ export const grep: Model = (argv) => {
   const pattern = patternGiven(GREP_TABLE, ['e', 'f'], ['--regexp', '--file']);
   const operands = readOptions(argv, 1, pattern.table, fx);
   const files = pattern.given() ? operands : operands.slice(1);
+  // -R follows the links inside the tree (`src/env-link` → .env), -r does not.
+  fx.followsLinks = argv.some(
+    (w) => w.literal && (/^-[a-zA-Z0-9]*R/.test(w.value) || w.value === '--dereference-recursive'),
+  );
   fx.reads.push(...files);
   if (fx.recursive && files.length === 0) fx.reads.push(syntheticWord('.', true));
   return fx;
@@ -120,6 +124,10 @@ export const rg: Model = (argv) => {
   );
   const files = pattern.given() || listing ? operands : operands.slice(1);
   fx.recursive = true;
+  // -L / --follow follows the links inside the tree.
+  fx.followsLinks = argv.some(
+    (w) => w.literal && (/^-[a-zA-Z0-9]*L/.test(w.value) || w.value === '--follow'),
+  );
   fx.reads.push(...files);
   if (files.length === 0) fx.reads.push(syntheticWord('.', true));
   return fx;
