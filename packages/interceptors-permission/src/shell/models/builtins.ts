@@ -1,6 +1,15 @@
 import { envAllowed } from '../names';
 import { type ShellWord, syntheticWord } from '../words';
-import { effectsOf, type Model, notUnderstood, type ProgramEffects } from './model';
+import {
+  effectsOf,
+  flags,
+  type Model,
+  notUnderstood,
+  type OptionTable,
+  type ProgramEffects,
+  readOptions,
+  values,
+} from './model';
 
 /** Names a declaration or `printf -v` assigns: a subscript evaluates code, and exports need the allowlist. */
 export function judgeAssignedName(raw: ShellWord, fx: ProgramEffects, exported: boolean): void {
@@ -178,5 +187,34 @@ export const ls: Model = (argv) => {
   for (const w of argv.slice(1)) {
     if (w.literal && !w.glob && !w.value.startsWith('-')) fx.reads.push(w);
   }
+  return fx;
+};
+
+/** The name `read -a NAME` or `mapfile NAME` assigns, judged as a declaration's. */
+const assigned = (v: ShellWord, f: ProgramEffects): void => judgeAssignedName(v, f, false);
+
+const READ_OPTIONS: OptionTable = {
+  short: { ...flags('e r s'), ...values('d i n N p t u'), a: assigned },
+};
+
+/**
+ * read assigns each NAME (and `-a NAME`) what it reads: a subscript in a name is evaluated as
+ * arithmetic (`read 'a[$(cmd)]' <<< x` runs cmd), and a name such as PATH changes what later
+ * commands run, so each is judged as a declaration's name.
+ */
+export const read: Model = (argv) => {
+  const fx = effectsOf('read');
+  for (const name of readOptions(argv, 1, READ_OPTIONS, fx)) assigned(name, fx);
+  return fx;
+};
+
+const MAPFILE_OPTIONS: OptionTable = {
+  short: { t: 'flag', ...values('d n O s u c'), C: 'run' },
+};
+
+/** mapfile / readarray: the array name is judged; `-C CALLBACK` evaluates CALLBACK as code. */
+export const mapfile: Model = (argv) => {
+  const fx = effectsOf(argv[0]?.value ?? 'mapfile');
+  for (const name of readOptions(argv, 1, MAPFILE_OPTIONS, fx)) assigned(name, fx);
   return fx;
 };

@@ -1,4 +1,4 @@
-import { declare, echo, ls, printf, test, unset } from './builtins';
+import { declare, echo, ls, mapfile, printf, read, test, unset } from './builtins';
 import { COMPRESSORS, csplit, patch, split, uniq, unzip } from './file-writers';
 import type { Model } from './model';
 import { awk, find, grep, jq, reader, rg, SORT_TABLE, sed } from './readers';
@@ -24,6 +24,9 @@ export const MODELS: Readonly<Record<string, Model>> = {
   local: declare,
   readonly: declare,
   unset,
+  read,
+  mapfile,
+  readarray: mapfile,
   test,
   '[': test,
   echo,
