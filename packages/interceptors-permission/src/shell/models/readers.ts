@@ -9,6 +9,7 @@ import {
   type OptionKind,
   type OptionTable,
   opts,
+  type ProgramEffects,
   readOptions,
   values,
 } from './model';
@@ -260,6 +261,30 @@ export const SORT_TABLE: OptionTable = {
   },
 };
 
+/** The effects whose jq was given its filter in a file (`-f`): the filter is not seen. */
+const jqFromFile = new WeakSet<ProgramEffects>();
+const jqFilterFile: OptionKind = (v, f) => {
+  jqFromFile.add(f);
+  f.reads.push(v);
+};
+
+/** Built once: a model runs for every decision. */
+const JQ_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
+    ),
+    '--indent': 'value',
+    '--from-file': jqFilterFile,
+    '--library-path': 'value',
+  },
+  short: {
+    ...flags('n R s c r j a S C M e'),
+    f: jqFilterFile,
+    L: 'value',
+  },
+};
+
 export const jq: Model = (argv) => {
   const fx = effectsOf('jq');
   const rest: ShellWord[] = [argv[0] as ShellWord];
@@ -273,27 +298,8 @@ export const jq: Model = (argv) => {
       i += 2;
     } else rest.push(w);
   }
-  let fromFile = false;
-  const filterFile: OptionKind = (v, f) => {
-    fromFile = true;
-    f.reads.push(v);
-  };
-  const table: OptionTable = {
-    long: {
-      ...flags(
-        '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
-      ),
-      '--indent': 'value',
-      '--from-file': filterFile,
-      '--library-path': 'value',
-    },
-    short: {
-      ...flags('n R s c r j a S C M e'),
-      f: filterFile,
-      L: 'value',
-    },
-  };
-  const operands = readOptions(rest, 1, table, fx);
+  const operands = readOptions(rest, 1, JQ_OPTIONS, fx);
+  const fromFile = jqFromFile.has(fx);
   if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
   const filter = fromFile ? undefined : operands[0];
   if (filter) judgeJqFilter(filter, fx);

@@ -134,34 +134,36 @@ export const dd: Model = (argv) => {
   return fx;
 };
 
+/** The options of cp / mv / ln / install (built once: a model runs for every decision). */
+const COPIER_OPTIONS: OptionTable = {
+  long: {
+    ...flags(
+      '--recursive --archive --force --interactive --no-clobber --verbose --link --symbolic --update --dereference --no-dereference --no-target-directory --parents --relative --physical --logical --one-file-system --strip-trailing-slashes --remove-destination --attributes-only --debug --exchange --no-copy',
+    ),
+    ...opts('--backup --preserve --no-preserve --reflink --sparse --update', 'opt'),
+    '--suffix': 'value',
+    '--target-directory': (v, f) => f.writes.push(v),
+    '--mode': 'value',
+    '--owner': 'value',
+    '--group': 'value',
+  },
+  short: {
+    ...flags('r R a f i n v p l s u b L P H T x d F Z D c'),
+    S: 'value',
+    t: (v, f) => f.writes.push(v),
+    m: 'value',
+    o: 'value',
+    g: 'value',
+  },
+};
+
 /** cp / mv / ln / install: the last operand (or `-t DIR`) is written; mv also takes its sources away. */
 export const copier =
   (program: string): Model =>
   (argv) => {
     const fx = effectsOf(program);
     fx.readOnly = false;
-    const table: OptionTable = {
-      long: {
-        ...flags(
-          '--recursive --archive --force --interactive --no-clobber --verbose --link --symbolic --update --dereference --no-dereference --no-target-directory --parents --relative --physical --logical --one-file-system --strip-trailing-slashes --remove-destination --attributes-only --debug --exchange --no-copy',
-        ),
-        ...opts('--backup --preserve --no-preserve --reflink --sparse --update', 'opt'),
-        '--suffix': 'value',
-        '--target-directory': (v, f) => f.writes.push(v),
-        '--mode': 'value',
-        '--owner': 'value',
-        '--group': 'value',
-      },
-      short: {
-        ...flags('r R a f i n v p l s u b L P H T x d F Z D c'),
-        S: 'value',
-        t: (v, f) => f.writes.push(v),
-        m: 'value',
-        o: 'value',
-        g: 'value',
-      },
-    };
-    const operands = readOptions(argv, 1, table, fx);
+    const operands = readOptions(argv, 1, COPIER_OPTIONS, fx);
     // mv moves a directory with everything in it, whatever its options; a link to a directory
     // opens everything in it.
     fx.recursive =
