@@ -192,8 +192,8 @@ export function shellOperand(
     }
     const base = cwd ?? trail.policy.cwd;
     if (word.glob) {
-      const segments = operandGlobSegments(word.value, base, trail.policy.home);
-      if (recursive) segments.push('**');
+      const glob = operandGlobSegments(word.value, base, trail.policy.home);
+      const segments = recursive ? [...glob, '**'] : glob;
       const hit = protectedGlob(trail, access, segments, subject, `glob operand ${word.text}`);
       if (hit)
         return {
@@ -202,31 +202,30 @@ export function shellOperand(
         };
       // A match may be a symbolic link to a protected file (`cat src/*` with `src/env-link →
       // ../.env`): each match that is a link, or lies beyond one, is judged where it leads.
-      const linked = linkedGlobMatches(operandGlobSegments(word.value, base, trail.policy.home));
+      const linked = linkedGlobMatches(glob);
       if (!linked.complete && !worst)
         worst = {
           severity: 'maybe',
           subject,
           reason: `the glob ${word.text} matches more than ${MAX_GLOB_ENTRIES} files, too many to look for symbolic links to protected paths among them`,
         };
-      for (const match of linked.paths) {
-        const part = shellOperand(
-          trail,
-          access,
-          syntheticWord(match, true),
-          [base],
-          knownProgram,
-          subject,
-          recursive,
-        );
-        if (part === undefined) continue;
-        const through = {
-          ...part,
-          reason: `the glob ${word.text} matches ${match}, a symbolic link or a path through one: ${part.reason}`,
-        };
-        if (part.severity === 'deny') return through;
-        worst ??= through;
-      }
+      const part = judgeLinks(
+        linked.paths,
+        (path) =>
+          shellOperand(
+            trail,
+            access,
+            syntheticWord(path, true),
+            [base],
+            knownProgram,
+            subject,
+            recursive,
+            depth,
+          ),
+        (path) => `the glob ${word.text} matches ${path}, a symbolic link or a path through one`,
+      );
+      if (part?.severity === 'deny') return part;
+      worst ??= part;
       continue;
     }
     // Programs known to take files get the kernel's resolution (symlinks followed); for any other
@@ -265,25 +264,23 @@ export function shellOperand(
           };
           continue;
         }
-        for (const link of found.paths) {
-          const part = shellOperand(
-            trail,
-            access,
-            syntheticWord(link, true),
-            [base],
-            knownProgram,
-            subject,
-            recursive,
-            depth + 1,
-          );
-          if (part === undefined) continue;
-          const through = {
-            ...part,
-            reason: `${word.text} is read following its symbolic links, and ${link} leads on: ${part.reason}`,
-          };
-          if (part.severity === 'deny') return through;
-          worst ??= through;
-        }
+        const part = judgeLinks(
+          found.paths,
+          (link) =>
+            shellOperand(
+              trail,
+              access,
+              syntheticWord(link, true),
+              [base],
+              knownProgram,
+              subject,
+              recursive,
+              depth + 1,
+            ),
+          (link) => `${word.text} is read following its symbolic links, and ${link} leads on`,
+        );
+        if (part?.severity === 'deny') return part;
+        worst ??= part;
       }
     }
   }
@@ -292,6 +289,26 @@ export function shellOperand(
 
 /** How many links deep a tree read following its links is looked through before it asks. */
 const MAX_LINK_DEPTH = 8;
+
+/**
+ * Each of `paths` (links, or paths through one) judged as an operand of its own by `judge`, its
+ * reason prefixed by `how` it was reached: the first deny, else the first other finding.
+ */
+function judgeLinks(
+  paths: readonly string[],
+  judge: (path: string) => Part | undefined,
+  how: (path: string) => string,
+): Part | undefined {
+  let first: Part | undefined;
+  for (const path of paths) {
+    const part = judge(path);
+    if (part === undefined) continue;
+    const through = { ...part, reason: `${how(path)}: ${part.reason}` };
+    if (part.severity === 'deny') return through;
+    first ??= through;
+  }
+  return first;
+}
 
 /** The repository holding `dir` (the directory with `.git`), if any. */
 export function repositoryOf(dir: string): string | undefined {

@@ -4,7 +4,6 @@ import {
   flags,
   type Model,
   notUnderstood,
-  type OptionKind,
   type OptionTable,
   opts,
   type ProgramEffects,
@@ -29,39 +28,6 @@ const isStdio = (w: ShellWord): boolean => w.literal && w.value === '-';
  */
 const piecesOf = (prefix: ShellWord): ShellWord[] =>
   prefix.literal ? [prefix, { ...syntheticWord(`${prefix.value}*`, true), glob: true }] : [prefix];
-
-const takesValue = (kind: OptionKind | undefined): boolean =>
-  kind === 'value' || kind === 'read' || kind === 'write' || typeof kind === 'function';
-
-/**
- * The options given (`-c`, `--stdout`), read by `table` as {@link readOptions} reads them: a
- * cluster stops at a letter that takes a value (`-Sct` is `-S ct`, not `-c`), and a value is never
- * read as an option. What `table` does not know is already not understood by `readOptions`.
- */
-const optionsGiven = (argv: readonly ShellWord[], table: OptionTable): Set<string> => {
-  const seen = new Set<string>();
-  for (let i = 1; i < argv.length; i++) {
-    const w = argv[i] as ShellWord;
-    if (!w.literal || !w.value.startsWith('-') || w.value === '-') continue;
-    const v = w.value;
-    if (v === '--') break;
-    if (v.startsWith('--')) {
-      const name = v.split('=')[0] as string;
-      seen.add(name);
-      if (!v.includes('=') && takesValue(table.long?.[name])) i++;
-      continue;
-    }
-    for (let j = 1; j < v.length; j++) {
-      const letter = v[j] as string;
-      seen.add(`-${letter}`);
-      if (takesValue(table.short?.[letter])) {
-        if (j === v.length - 1) i++;
-        break;
-      }
-    }
-  }
-  return seen;
-};
 
 const writes = (fx: ProgramEffects, ...files: ShellWord[]): void => {
   fx.writes.push(...files);
@@ -195,8 +161,8 @@ const compressor =
   (program: string, { suffix, keeps, decompresses }: Compressor): Model =>
   (argv) => {
     const fx = effectsOf(program);
-    const operands = readOptions(argv, 1, COMPRESSOR_OPTIONS, fx);
-    const seen = optionsGiven(argv, COMPRESSOR_OPTIONS);
+    const seen = new Set<string>();
+    const operands = readOptions(argv, 1, COMPRESSOR_OPTIONS, fx, seen);
     const given = (...names: string[]): boolean => names.some((name) => seen.has(name));
     if (given('-r', '--recursive')) fx.recursive = true;
     const files = operands.filter((w) => !isStdio(w));

@@ -138,13 +138,16 @@ export const maySplit = (w: ShellWord): boolean =>
 /**
  * Reads the options and operands of `argv` from `from` by `table`, applying each option's effect
  * to `fx`; returns the operands. An option the table does not know, or a word that is not known
- * before it runs where an option could stand, is recorded as not understood.
+ * before it runs where an option could stand, is recorded as not understood. `given`, if passed,
+ * receives the name of each option the table knows as it is read (`--stdout`, `-c`), so a model
+ * asks what was given of the one reading, not of a second one of its own.
  */
 export function readOptions(
   argv: readonly ShellWord[],
   from: number,
   table: OptionTable,
   fx: ProgramEffects,
+  given?: Set<string>,
 ): ShellWord[] {
   const operands: ShellWord[] = [];
   let done = false;
@@ -191,6 +194,7 @@ export function readOptions(
         notUnderstood(fx, `${fx.program} option ${name} is not one the model knows`);
         continue;
       }
+      given?.add(name);
       if (eq >= 0) {
         if (kind === 'flag' || kind === 'tree' || kind === 'change') {
           notUnderstood(fx, `${fx.program} option ${name} takes no value`);
@@ -219,6 +223,7 @@ export function readOptions(
         notUnderstood(fx, `${fx.program} option -${letter} is not one the model knows`);
         break;
       }
+      given?.add(`-${letter}`);
       if (takesValue(kind)) {
         const attached = v.slice(j + 1);
         if (attached !== '') applyValue(kind, `-${letter}`, syntheticWord(attached, true), fx);

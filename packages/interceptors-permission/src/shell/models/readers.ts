@@ -9,7 +9,6 @@ import {
   type OptionKind,
   type OptionTable,
   opts,
-  type ProgramEffects,
   readOptions,
   values,
 } from './model';
@@ -261,13 +260,6 @@ export const SORT_TABLE: OptionTable = {
   },
 };
 
-/** The effects whose jq was given its filter in a file (`-f`): the filter is not seen. */
-const jqFromFile = new WeakSet<ProgramEffects>();
-const jqFilterFile: OptionKind = (v, f) => {
-  jqFromFile.add(f);
-  f.reads.push(v);
-};
-
 /** Built once: a model runs for every decision. */
 const JQ_OPTIONS: OptionTable = {
   long: {
@@ -275,12 +267,12 @@ const JQ_OPTIONS: OptionTable = {
       '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
     ),
     '--indent': 'value',
-    '--from-file': jqFilterFile,
+    '--from-file': 'read',
     '--library-path': 'value',
   },
   short: {
     ...flags('n R s c r j a S C M e'),
-    f: jqFilterFile,
+    f: 'read',
     L: 'value',
   },
 };
@@ -298,8 +290,10 @@ export const jq: Model = (argv) => {
       i += 2;
     } else rest.push(w);
   }
-  const operands = readOptions(rest, 1, JQ_OPTIONS, fx);
-  const fromFile = jqFromFile.has(fx);
+  const given = new Set<string>();
+  const operands = readOptions(rest, 1, JQ_OPTIONS, fx, given);
+  // `-f FILE`: the filter is that file, which the model cannot see.
+  const fromFile = given.has('-f') || given.has('--from-file');
   if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
   const filter = fromFile ? undefined : operands[0];
   if (filter) judgeJqFilter(filter, fx);

@@ -394,20 +394,13 @@ export const curl: Model = (argv) => {
   return fx;
 };
 
-/** The effects whose wget was given `-O` (it then saves under that name, not the URL's). */
-const wgetNamed = new WeakSet<ProgramEffects>();
-const wgetDocument: OptionKind = (v, f, option) => {
-  wgetNamed.add(f);
-  download(v, f, option);
-};
-
 const WGET_OPTIONS: OptionTable = {
   long: {
     ...flags(
       '--quiet --verbose --no-verbose --continue --timestamping --no-check-certificate --server-response --spider --no-clobber --recursive --no-parent --mirror --page-requisites --convert-links',
     ),
     ...values('--tries --timeout --user-agent --header --user --password --level --wait'),
-    '--output-document': wgetDocument,
+    '--output-document': download,
     '--output-file': 'write',
     '--append-output': 'write',
     '--directory-prefix': 'write',
@@ -422,7 +415,7 @@ const WGET_OPTIONS: OptionTable = {
   short: {
     ...flags('q v c N S r m p k b x E K H L np'),
     ...values('t T U l w A R D'),
-    O: wgetDocument,
+    O: download,
     o: 'write',
     a: 'write',
     P: 'write',
@@ -435,9 +428,10 @@ export const wget: Model = (argv) => {
   const fx = effectsOf('wget');
   fx.network = true;
   fx.readOnly = false;
-  const urls = readOptions(argv, 1, WGET_OPTIONS, fx);
+  const given = new Set<string>();
+  const urls = readOptions(argv, 1, WGET_OPTIONS, fx, given);
   // Without -O (or --spider), wget saves each URL under its last path segment.
-  if (!wgetNamed.has(fx) && !argv.some((w) => w.literal && w.value === '--spider'))
+  if (!['-O', '--output-document', '--spider'].some((option) => given.has(option)))
     for (const url of urls) writeNamed(fx, 'wget', url);
   return fx;
 };
