@@ -337,7 +337,16 @@ describe('what the first mutation run of file-writers.ts left', () => {
     });
   });
 
-  it('unzip lists only when its first word is an option that lists', () => {
+  it('unzip reads its mode from the options before the archive, as unzip reads them', () => {
+    // `-Pl` is the password `l` (unzip extracts); `unzip a.zip -l` extracts a member named -l.
+    for (const line of ['unzip -Pl a.zip', 'unzip -P l a.zip', 'unzip a.zip -l'])
+      expect(effects(line).unknown, line).toBe(
+        'unzip writes the files the archive names, which are not known before it runs',
+      );
+    expect(effects('unzip -q -l a.zip')).toMatchObject({ reads: ['a.zip'], readOnly: true });
+  });
+
+  it('unzip lists only with an option that lists before the archive', () => {
     // `my-l.zip` is an archive, not `-l`: it is extracted.
     expect(effects('unzip my-l.zip').unknown).toBe(
       'unzip writes the files the archive names, which are not known before it runs',

@@ -143,6 +143,8 @@ describe('programs that write what their operands name', () => {
       'unzip a.zip',
       'unzip -o a.zip -d out',
       'unzip -q a.zip',
+      // The password `l`, not -l: unzip extracts.
+      'unzip -Pl a.zip',
     ]) {
       const decision = await explain(line);
       expect(decision.behavior, line).toBe('ask');

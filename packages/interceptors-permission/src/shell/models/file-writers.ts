@@ -222,7 +222,6 @@ export const patch: Model = (argv) => {
   return fx;
 };
 
-const UNZIP_LISTS = /^-[a-zA-Z]*[lptvcZ]/;
 const UNZIP_OPTIONS: OptionTable = {
   short: {
     ...flags('l p t v c z Z q o n j a C L X K M U V W'),
@@ -231,17 +230,25 @@ const UNZIP_OPTIONS: OptionTable = {
     x: 'flag',
   },
 };
+/** The options before the archive, which alone set unzip's mode. */
+const UNZIP_MODE_OPTIONS: OptionTable = { ...UNZIP_OPTIONS, stopAtOperand: true };
+/** The modes that list (`-l`, `-v`, `-Z`), test (`-t`) or print (`-p`, `-c`) without writing. */
+const UNZIP_READ_ONLY = ['-l', '-p', '-t', '-v', '-c', '-Z'];
 
 /**
  * unzip lists (`-l`), tests (`-t`) or prints (`-p`, `-c`) an archive without writing; otherwise it
- * writes the files the archive names (with `-d DIR`, under DIR), not known before it runs.
+ * writes the files the archive names (with `-d DIR`, under DIR), not known before it runs. The mode
+ * is read from the options before the archive as unzip reads them: `unzip -Pl a.zip` extracts
+ * with the password `l`, and `unzip a.zip -l` extracts, taking `-l` for a member's name.
  */
 export const unzip: Model = (argv) => {
   const fx = effectsOf('unzip');
-  const first = argv[1];
-  if (first?.literal && UNZIP_LISTS.test(first.value)) {
-    const operands = readOptions(argv, 1, UNZIP_OPTIONS, fx);
-    if (operands[0]) fx.reads.push(operands[0]);
+  const before = new Set<string>();
+  const [archive, ...rest] = readOptions(argv, 1, UNZIP_MODE_OPTIONS, fx, before);
+  if (UNZIP_READ_ONLY.some((option) => before.has(option))) {
+    if (archive) fx.reads.push(archive);
+    // After the archive: its members, and `-d DIR` / `-x` (still read, as unzip takes them there).
+    readOptions([argv[0] as ShellWord, ...rest], 1, UNZIP_OPTIONS, fx);
     return fx;
   }
   fx.reads.push(...argv.slice(1).filter((w) => !w.literal || !w.value.startsWith('-')));

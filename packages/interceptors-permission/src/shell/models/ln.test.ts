@@ -38,6 +38,10 @@ describe('a link reads and writes its source', () => {
     'ln -st docs ../.env; cat docs/.env',
     'ln -s secrets s2 && cat s2/key',
     'ln --symbolic .env x && cat x',
+    // `-S` takes a value: `-Ss` is the backup suffix `s`, so this is a hard link to ./.env (an
+    // early version read the `s` as -s and took .env from the link's directory, docs/).
+    'ln -Ss .env docs/y && cat docs/y',
+    'ln -bSs .env docs/z && cat docs/z',
   ])('%s prints a protected file, and is denied', async (line) => {
     expect(printed(line)).toMatch(/TOKEN=1|k\n/);
     const decision = await explain(line);

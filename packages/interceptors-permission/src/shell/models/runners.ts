@@ -163,7 +163,8 @@ export const copier =
   (argv) => {
     const fx = effectsOf(program);
     fx.readOnly = false;
-    const operands = readOptions(argv, 1, COPIER_OPTIONS, fx);
+    const given = new Set<string>();
+    const operands = readOptions(argv, 1, COPIER_OPTIONS, fx, given);
     // mv moves a directory with everything in it, whatever its options; a link to a directory
     // opens everything in it.
     fx.recursive =
@@ -191,7 +192,8 @@ export const copier =
     // (`ln -s .env x && cat x`): each source is judged as both, where the kernel finds it.
     if (program === 'ln') {
       const dest = targetGiven ? fx.writes[0] : operands.length >= 2 ? operands.at(-1) : undefined;
-      for (const source of linkTargets(argv, sources, dest, fx)) {
+      const symbolic = given.has('-s') || given.has('--symbolic');
+      for (const source of symbolic ? linkTargets(sources, dest, fx) : sources) {
         fx.reads.push(source);
         fx.writes.push(source);
       }
@@ -200,20 +202,18 @@ export const copier =
   };
 
 /**
- * Where the sources of `ln` lead. A symbolic link's relative target is taken from the link's
+ * Where the sources of `ln -s` lead. A symbolic link's relative target is taken from the link's
  * directory, not the working directory (`ln -s ../.env docs/x` leads to `.env`): with a
- * destination that may be a directory (`ln -s ../.env docs`), both readings are kept.
+ * destination that may be a directory (`ln -s ../.env docs`), both readings are kept. (Whether
+ * the link is symbolic comes from the options as read: `-Ss` is a backup suffix `s`, a hard link
+ * whose source is taken from the working directory.)
  */
 const linkTargets = (
-  argv: readonly ShellWord[],
   sources: readonly ShellWord[],
   dest: ShellWord | undefined,
   fx: ProgramEffects,
 ): ShellWord[] => {
-  const symbolic = argv.some(
-    (w) => w.literal && (/^-[a-zA-Z]*s/.test(w.value) || w.value === '--symbolic'),
-  );
-  if (!symbolic || dest === undefined) return [...sources];
+  if (dest === undefined) return [...sources];
   const out: ShellWord[] = [];
   for (const source of sources) {
     if (!source.literal || /^[/~]/.test(source.value)) out.push(source);
