@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../../../test/helpers';
+import { bash, filePolicy, makeProject } from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
-import { loadShellParser } from '../parser';
 
 /** The project as a real repository with everything committed, a config-shaped secret among it. */
 const { root, home } = makeProject();
@@ -23,24 +22,16 @@ git('init', '-q');
 git('add', '-A');
 git('commit', '-qm', 'init');
 
-let policy: PermissionInterceptor;
-let plan: PermissionInterceptor;
-beforeAll(async () => {
-  await loadShellParser();
-  policy = permissionInterceptor({
-    cwd: root,
-    home,
-    rules: {
-      allow: ['Bash(git:*)'],
-      deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./.git/**)', 'Edit(~/.gitconfig)'],
-    },
-  });
-  // Plan mode with no rules: a command runs only when its models prove it read-only.
-  plan = permissionInterceptor({ cwd: root, home, mode: 'plan' });
-  await Promise.all([policy.ready, plan.ready]);
+const { explain } = filePolicy({
+  cwd: root,
+  home,
+  rules: {
+    allow: ['Bash(git:*)'],
+    deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./.git/**)', 'Edit(~/.gitconfig)'],
+  },
 });
-const explain = (line: string) => policy.explain(bash(line));
-const inPlan = (line: string) => plan.explain(bash(line));
+// Plan mode with no rules: a command runs only when its models prove it read-only.
+const { explain: inPlan } = filePolicy({ cwd: root, home, mode: 'plan' });
 
 /** Lines whose decision under `policy` is `behavior`. */
 const decides = (behavior: 'allow' | 'ask' | 'deny', lines: string[]) =>

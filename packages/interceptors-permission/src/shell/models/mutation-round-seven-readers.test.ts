@@ -8,27 +8,24 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../../../test/helpers';
+import { bash, filePolicy, makeProject } from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
-import { loadShellParser } from '../parser';
 
 const { root, home } = makeProject();
-let policy: PermissionInterceptor;
-let plan: PermissionInterceptor;
-beforeAll(async () => {
-  await loadShellParser();
-  policy = permissionInterceptor({
-    cwd: root,
-    home,
-    rules: {
-      allow: ['Bash(sed:*)', 'Bash(awk:*)', 'Bash(gawk:*)', 'Bash(mawk:*)', 'Bash(jq:*)'],
-      deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./src/**)', 'Bash(rm:*)'],
-    },
-  });
-  plan = permissionInterceptor({ cwd: root, home, mode: 'plan', rules: { allow: ['Bash'] } });
-  await Promise.all([policy.ready, plan.ready]);
+const { explain } = filePolicy({
+  cwd: root,
+  home,
+  rules: {
+    allow: ['Bash(sed:*)', 'Bash(awk:*)', 'Bash(gawk:*)', 'Bash(mawk:*)', 'Bash(jq:*)'],
+    deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./src/**)', 'Bash(rm:*)'],
+  },
 });
-const explain = (line: string) => policy.explain(bash(line));
+const { explain: inPlan } = filePolicy({
+  cwd: root,
+  home,
+  mode: 'plan',
+  rules: { allow: ['Bash'] },
+});
 const has = (program: string) => spawnSync(program, ['--version']).status === 0;
 
 /** Runs `line` with bash in a fresh project (with `slash.txt` holding a `/`); returns stdout. */
@@ -240,9 +237,9 @@ describe('the sed script reader', () => {
 
   it('a script that writes is not read-only: plan mode refuses it', async () => {
     // Without it, `w` to a file no rule guards ran in plan mode.
-    const d = await plan.explain(bash("sed -n '1w out.txt' README.md"));
+    const d = await inPlan("sed -n '1w out.txt' README.md");
     expect(d.behavior, d.reason).toBe('deny');
-    const ok = await plan.explain(bash("sed -n '1r README.md' README.md"));
+    const ok = await inPlan("sed -n '1r README.md' README.md");
     expect(ok.behavior, ok.reason).toBe('allow');
   });
 });
