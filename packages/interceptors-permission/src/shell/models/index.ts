@@ -77,14 +77,33 @@ export function modelCommand(argv: readonly ShellWord[]): ProgramEffects | undef
   return Object.hasOwn(MODELS, base) ? MODELS[base]?.(argv) : undefined;
 }
 
+/**
+ * Whether date's words may set the clock: `-s` (also after other letters, `-us`, or abbreviated,
+ * `--s=…`: the only long option of date that begins with s), or an operand that is not `+FORMAT`
+ * (`date 0101000020` sets it too).
+ */
+const dateSets = (argv: readonly ShellWord[]): boolean => {
+  let options = true;
+  for (let i = 1; i < argv.length; i++) {
+    const v = (argv[i] as ShellWord).value;
+    if (options && v === '--') options = false;
+    else if (options && /^(-[Ru]*s|--s)/.test(v)) return true;
+    // The value of -d, -f or -r (`date -d yesterday`) is no operand.
+    else if (options && /^(-[Ru]*[dfr]|--date|--file|--reference)$/.test(v)) i++;
+    else if ((!options || !v.startsWith('-')) && !v.startsWith('+')) return true;
+  }
+  return false;
+};
+
 /** Whether a program without a model is read-only whatever its words. */
 export const readOnlyWithoutModel = (argv: readonly ShellWord[]): boolean => {
   const name = argv[0];
   if (name === undefined || !name.literal) return false;
   const base = baseName(name.value);
-  // `date -s` sets the clock; `xxd a b` writes b.
-  if (base === 'date' && argv.some((w) => /^(-s|--set)/.test(w.value))) return false;
-  if (base === 'xxd' && argv.filter((w) => !w.value.startsWith('-')).length > 2) return false;
+  if (base === 'date' && dateSets(argv)) return false;
+  // `xxd a b` writes b, and so does `xxd - b` (`-` is standard input).
+  if (base === 'xxd' && argv.filter((w) => w.value === '-' || !w.value.startsWith('-')).length > 2)
+    return false;
   // `uniq IN OUT` writes OUT.
   if (base === 'uniq') return argv.slice(1).filter((w) => !w.value.startsWith('-')).length <= 1;
   return READ_ONLY.has(base);

@@ -277,18 +277,37 @@ const JQ_OPTIONS: OptionTable = {
   },
 };
 
+/** Whether jq's option `v`, read by JQ_OPTIONS, takes the next word as its value (`-L`, `-nf`). */
+const jqTakesNext = (v: string): boolean =>
+  /^--(indent|library-path|from-file)$/.test(v) || /^-[nRscrjaSCMe]*[fL]$/.test(v);
+
 export const jq: Model = (argv) => {
   const fx = effectsOf('jq');
   const rest: ShellWord[] = [argv[0] as ShellWord];
+  // jq reads its words in one pass: an option's value is no option (`jq -L --args . .env` reads
+  // .env), and after `--` every word is positional (`jq . -- --arg a .env` reads a, .env).
+  let done = false;
+  // Where --args / --jsonargs stand in `rest`: the positional words after it are values.
+  let argsAt = -1;
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
+    const option = w.literal && !done ? w.value : '';
     // Two values: a name and a value or file.
-    if (w.literal && (w.value === '--arg' || w.value === '--argjson')) i += 2;
-    else if (w.literal && (w.value === '--slurpfile' || w.value === '--rawfile')) {
+    if (option === '--arg' || option === '--argjson') i += 2;
+    else if (option === '--slurpfile' || option === '--rawfile') {
       const file = argv[i + 2];
       if (file) fx.reads.push(file);
       i += 2;
-    } else rest.push(w);
+    } else {
+      if (option === '--') done = true;
+      if ((option === '--args' || option === '--jsonargs') && argsAt < 0) argsAt = rest.length;
+      rest.push(w);
+      const value = argv[i + 1];
+      if (jqTakesNext(option) && value) {
+        rest.push(value);
+        i++;
+      }
+    }
   }
   const given = new Set<string>();
   const operands = readOptions(rest, 1, JQ_OPTIONS, fx, given);
@@ -299,9 +318,6 @@ export const jq: Model = (argv) => {
   if (filter) judgeJqFilter(filter, fx);
   // After --args / --jsonargs the positional words are values, not files; the ones before are
   // still files read (`jq -R . .env --args x` prints .env).
-  const argsAt = rest.findIndex(
-    (w) => w.literal && (w.value === '--args' || w.value === '--jsonargs'),
-  );
   fx.reads.push(
     ...(fromFile ? operands : operands.slice(1)).filter(
       (w) => argsAt < 0 || rest.indexOf(w) < argsAt,
