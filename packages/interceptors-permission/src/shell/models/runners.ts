@@ -191,6 +191,14 @@ export const copier =
     // A link, hard or symbolic, gives its name the source's content to read and to write
     // (`ln -s .env x && cat x`): each source is judged as both, where the kernel finds it.
     if (program === 'ln') {
+      // `ln TARGET` alone links TARGET's last name in the working directory (`cd src && ln -s
+      // ../x` makes src/x): that name is written.
+      const only = operands[0];
+      if (!targetGiven && operands.length === 1 && only) {
+        const path = only.value.replace(/\/+$/, '');
+        const name = path.slice(path.lastIndexOf('/') + 1);
+        fx.writes.push(syntheticWord(name === '' || name === '..' ? '.' : name, only.literal));
+      }
       const dest = targetGiven ? fx.writes[0] : operands.length >= 2 ? operands.at(-1) : undefined;
       const symbolic = given.has('-s') || given.has('--symbolic');
       for (const source of symbolic ? linkTargets(sources, dest, fx) : sources) {
@@ -275,21 +283,26 @@ export const tar: Model = (argv) => {
   const fx = effectsOf('tar');
   // The old style (`tar cvfz out.tgz files`), read as the operand table reads it.
   const words = expandOldStyle(argv, TAR_VALUE_LETTERS);
-  const mode =
-    words.slice(1).find((w) => w.literal && /^-[a-zA-Z]*[cxtru]/.test(w.value))?.value ?? '';
-  const long =
-    words.find((w) => /^--(create|extract|get|list|append|update)$/.test(w.value))?.value ?? '';
-  const create = /^-[a-zA-Z]*[cru]/.test(mode) || /create|append|update/.test(long);
-  const extract = /^-[a-zA-Z]*x/.test(mode) || /extract|get/.test(long);
+  // The mode comes from the options as tar reads them: in `tar --exclude -t -cf out.tar .env` the
+  // `-t` is a pattern and tar creates. A first reading only finds what was given.
+  const given = new Set<string>();
+  readOptions(words, 1, TAR_READING, effectsOf('tar'), given);
+  const has = (...names: string[]): boolean => names.some((name) => given.has(name));
+  const create = has('-c', '-r', '-u', '--create', '--append', '--update');
+  const extract = has('-x', '--extract', '--get');
   const operands = readOptions(words, 1, create ? TAR_CREATING : TAR_READING, fx);
   fx.recursive = true;
   // `-h` / `--dereference`: the archive holds what each link leads to, not the link.
-  fx.followsLinks = words.some(
-    (w) => w.literal && (/^-[a-zA-Z]*h/.test(w.value) || w.value === '--dereference'),
-  );
+  fx.followsLinks = has('-h', '--dereference');
   if (create) {
     fx.reads.push(...operands);
     fx.readOnly = false;
+    // `-T FILE`: the names archived are read from FILE.
+    if (has('-T', '--files-from'))
+      notUnderstood(
+        fx,
+        'tar -T archives the files a list names, which are not known before it runs',
+      );
   } else if (extract)
     notUnderstood(
       fx,
@@ -301,17 +314,23 @@ export const tar: Model = (argv) => {
 /** `-o FILE` of a downloader: `-` is standard output. */
 const download: OptionKind = (v, f, option) => {
   if (v.literal && v.value === '-') return;
-  f.sideWrites.push({ op: `${f.program} ${option}`, target: v });
+  // curl writes in place of `#1`, `#2`, … the text a URL glob matched (`-o 'sr#1/a.ts'` with
+  // `http://x/{c}` writes src/a.ts): such a name is not known before it runs.
+  const target = f.program === 'curl' && /#\d/.test(v.value) ? syntheticWord(v.text) : v;
+  f.sideWrites.push({ op: `${f.program} ${option}`, target });
 };
 
-/** A download saved under the URL's last path segment: a write of that name (unknown if not literal). */
-const writeNamed = (fx: ProgramEffects, op: string, url: ShellWord): void => {
+/**
+ * A download saved under the URL's last path segment: a write of that name (unknown if not
+ * literal, or if the name is not the URL's: `known` false).
+ */
+const writeNamed = (fx: ProgramEffects, op: string, url: ShellWord, known = true): void => {
   const path = url.value.replace(/[?#].*$/, '').replace(/^[a-z]+:\/\/[^/]*/i, '');
   const name = path.slice(path.lastIndexOf('/') + 1);
   fx.sideWrites.push({
     op,
     target:
-      url.literal && name !== '' && name !== '..'
+      known && url.literal && name !== '' && name !== '..'
         ? syntheticWord(name, true)
         : syntheticWord(url.text),
   });
@@ -336,6 +355,12 @@ const curlData: OptionKind = (v, f, option) => {
   else if (!v.literal) f.reads.push(v);
 };
 
+/** `-K FILE`: more options read from FILE (`output = src/a.ts` writes), not known before it runs. */
+const curlConfig: OptionKind = (v, f) => {
+  f.reads.push(v);
+  notUnderstood(f, `curl -K reads more options from ${v.text}, which are not known before it runs`);
+};
+
 const CURL_OPTIONS: OptionTable = {
   long: {
     ...flags(
@@ -352,7 +377,7 @@ const CURL_OPTIONS: OptionTable = {
     '--stderr': 'write',
     '--output-dir': 'write',
     '--upload-file': 'read',
-    '--config': 'read',
+    '--config': curlConfig,
     '--netrc-file': 'read',
     '--cert': 'read',
     '--key': 'read',
@@ -371,7 +396,7 @@ const CURL_OPTIONS: OptionTable = {
     D: 'write',
     c: 'write',
     T: 'read',
-    K: 'read',
+    K: curlConfig,
     E: 'read',
     b: curlData,
     d: curlData,
@@ -383,14 +408,17 @@ export const curl: Model = (argv) => {
   const fx = effectsOf('curl');
   fx.network = true;
   fx.readOnly = false;
-  const urls = readOptions(argv, 1, CURL_OPTIONS, fx);
-  // -O / --remote-name writes the URL's last path segment in the working directory.
-  if (
-    argv.some(
-      (w) => w.literal && (/^-[a-zA-Z#]*O/.test(w.value) || w.value.startsWith('--remote-name')),
-    )
-  )
-    for (const url of urls) writeNamed(fx, 'curl -O', url);
+  const given = new Set<string>();
+  const urls = readOptions(argv, 1, CURL_OPTIONS, fx, given);
+  const has = (...names: string[]): boolean => names.some((name) => given.has(name));
+  // -O / --remote-name writes the URL's last path segment in the working directory; with -J the
+  // name the server sends, and for a URL glob (`http://x/{Makefile}`) each name it expands to.
+  if (has('-O', '--remote-name', '--remote-name-all')) {
+    const serverNamed = has('-J', '--remote-header-name');
+    const globOff = has('-g', '--globoff');
+    for (const url of urls)
+      writeNamed(fx, 'curl -O', url, !serverNamed && (globOff || !/[[{]/.test(url.value)));
+  }
   return fx;
 };
 
@@ -430,8 +458,24 @@ export const wget: Model = (argv) => {
   fx.readOnly = false;
   const given = new Set<string>();
   const urls = readOptions(argv, 1, WGET_OPTIONS, fx, given);
-  // Without -O (or --spider), wget saves each URL under its last path segment.
-  if (!['-O', '--output-document', '--spider'].some((option) => given.has(option)))
+  const has = (...names: string[]): boolean => names.some((name) => given.has(name));
+  // -r / -m / -p save the pages a site links to, named by the site.
+  if (has('-r', '--recursive', '-m', '--mirror', '-p', '--page-requisites'))
+    notUnderstood(
+      fx,
+      'wget -r saves the files a site links to, whose names are not known before it runs',
+    );
+  // Without -O (or --spider), wget saves each URL under its last path segment: with -x under
+  // directories named by the URL's host and path, with -i those of the URLs a file names.
+  if (!has('-O', '--output-document', '--spider')) {
+    if (has('-x'))
+      notUnderstood(fx, 'wget -x saves each URL under directories named by its host and path');
+    if (has('-i', '--input-file'))
+      notUnderstood(
+        fx,
+        'wget -i saves the URLs a file names, whose names are not known before it runs',
+      );
     for (const url of urls) writeNamed(fx, 'wget', url);
+  }
   return fx;
 };
