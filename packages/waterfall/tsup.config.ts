@@ -1,3 +1,5 @@
 import { packageBuild } from '../../tsup.base';
 
-export default packageBuild();
+// Two entries: the engine, and the contained emitter (`@dsh-tools/waterfall/emitter`), so that a
+// user of one does not ship the other.
+export default packageBuild({ index: 'src/index.ts', emitter: 'src/emitter.ts' });

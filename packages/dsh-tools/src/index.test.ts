@@ -7,6 +7,7 @@ import * as mcpBridge from '@dsh-tools/mcp-bridge';
 import * as protocol from '@dsh-tools/protocol';
 import * as registry from '@dsh-tools/registry';
 import * as waterfall from '@dsh-tools/waterfall';
+import * as emitter from '@dsh-tools/waterfall/emitter';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import * as meta from './index';
@@ -20,6 +21,7 @@ const packages: Record<string, object> = {
   protocol,
   registry,
   waterfall,
+  'waterfall/emitter': emitter,
 };
 
 describe('the dsh-tools entry', () => {
@@ -60,9 +62,13 @@ describe('the dsh-tools entry', () => {
           setup(b) {
             // Our packages resolve to their sources (as in tests); everything else stays external,
             // and the externals are what a user's runtime would have to resolve.
-            b.onResolve({ filter: /^@dsh-tools\// }, (args) => ({
-              path: `${sources}${args.path.slice('@dsh-tools/'.length)}/src/index.ts`,
-            }));
+            // A subpath (`@dsh-tools/waterfall/emitter`) is `src/<subpath>.ts` of its package.
+            b.onResolve({ filter: /^@dsh-tools\// }, (args) => {
+              const [name, subpath = 'index'] = args.path
+                .slice('@dsh-tools/'.length)
+                .split(/\/(.*)/);
+              return { path: `${sources}${name}/src/${subpath}.ts` };
+            });
             b.onResolve({ filter: /^[^./]/ }, (args) =>
               args.path.startsWith('/') ? undefined : { path: args.path, external: true },
             );
@@ -76,7 +82,12 @@ describe('the dsh-tools entry', () => {
     expect(externals.filter((path) => path.includes('cordis'))).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
     for (const name of Object.keys(packages)) {
-      expect(inputs.some((path) => path.includes(`packages/${name}/src`))).toBe(true);
+      // `waterfall/emitter` is packages/waterfall/src/emitter.ts.
+      const source = name.includes('/') ? `${name.replace('/', '/src/')}.ts` : `${name}/src`;
+      expect(
+        inputs.some((path) => path.includes(`packages/${source}`)),
+        name,
+      ).toBe(true);
     }
     expect(inputs.some((path) => path.includes('dsh-tools/src/cordis'))).toBe(false);
   });

@@ -11,3 +11,4 @@ export * from '@dsh-tools/mcp-bridge';
 export * from '@dsh-tools/protocol';
 export * from '@dsh-tools/registry';
 export * from '@dsh-tools/waterfall';
+export * from '@dsh-tools/waterfall/emitter';

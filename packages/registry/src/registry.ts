@@ -6,7 +6,7 @@ import type {
   ToolSchema,
 } from '@dsh-tools/protocol';
 import { readBudget } from '@dsh-tools/schema';
-import { createEmitter } from '@dsh-tools/waterfall';
+import { createEmitter } from '@dsh-tools/waterfall/emitter';
 import type { TracerProvider } from '@opentelemetry/api';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
 import type { Call } from './call';

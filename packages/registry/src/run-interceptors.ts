@@ -23,6 +23,8 @@ import type { Hop, InterceptorOptions } from './types';
 class Rewrite {
   /** Set once the interceptor that sent it has returned or thrown: nothing may start after that. */
   abandoned = false;
+  /** The execution it became once checked, which the receiving link's results are checked against. */
+  hop: Hop | undefined;
   constructor(
     readonly changed: unknown,
     readonly from: Hop,
@@ -103,9 +105,14 @@ export function createInterceptorChain(): InterceptorChain {
     go: (hop: Hop) => ToolExecutionResult | Promise<ToolExecutionResult>,
   ): ToolExecutionResult | Promise<ToolExecutionResult> => {
     const checked = readRewrite(link.changed, link.from, link.by);
-    if (!(checked instanceof Promise)) return isHop(checked) ? go(checked) : checked;
+    if (!(checked instanceof Promise)) {
+      if (!isHop(checked)) return checked;
+      link.hop = checked;
+      return go(checked);
+    }
     return checked.then((outcome) => {
       if (!isHop(outcome)) return outcome;
+      link.hop = outcome;
       // The interceptor gave up waiting while its rewrite was validated: the waterfall fails the
       // call for it, and nothing (no inner interceptor, no body) may start after the call ended.
       if (link.abandoned) {
@@ -178,6 +185,7 @@ export function createInterceptorChain(): InterceptorChain {
       const { span } = state;
       let sent: Promise<ToolExecutionResult> | undefined;
       let rewrite: Rewrite | undefined;
+      let late: Promise<unknown> | undefined;
       const guarded: InterceptorNext = (changed) => {
         if (changed === undefined || changed === exec) {
           if (span) traceHop(span, name, 'passed');
@@ -185,6 +193,12 @@ export function createInterceptorChain(): InterceptorChain {
         } else {
           if (span) traceHop(span, name, 'rewrote');
           rewrite = new Rewrite(changed, hop, name);
+          if (late) {
+            const abandon = () => {
+              rewrite!.abandoned = true;
+            };
+            promiseThen.call(late, abandon, abandon);
+          }
           sent = next(rewrite);
         }
         // Traced only: what the inside answered, to tell passing it on from replacing it.
@@ -220,43 +234,57 @@ export function createInterceptorChain(): InterceptorChain {
         }
         return sent;
       }
-      if (sent !== undefined) {
-        // A misuse of next() further in that this interceptor swallows still comes first.
-        promiseThen.call(sent, undefined, (error: unknown) => {
-          if (error instanceof WaterfallError) state.misuse ??= chainMisuse(error, hop);
-        });
-      }
-      const settled = (value: unknown) => {
-        if (pending) settledIn(pending, name);
-        if (rewrite) rewrite.abandoned = true;
-        if (span && value !== inner)
-          traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
-        return accept(value, hop);
-      };
-      const failed = (error: unknown) => {
-        if (pending) settledIn(pending, name);
-        if (rewrite) rewrite.abandoned = true;
-        if (span) traceHop(span, name, 'threw');
-        return thrown(error, hop);
-      };
+      let answer: Promise<unknown> | undefined;
       if (returned instanceof Promise) {
-        return promiseThen.call(returned, settled, failed) as Promise<ToolExecutionResult>;
-      }
-      if ((typeof returned === 'object' && returned !== null) || typeof returned === 'function') {
+        answer = returned;
+      } else if (
+        (typeof returned === 'object' && returned !== null) ||
+        typeof returned === 'function'
+      ) {
         // A thenable is awaited as `await` would, its `then` read exactly once.
         let then: unknown;
         try {
           then = (returned as { then?: unknown }).then;
         } catch (error) {
-          return failed(error);
+          if (pending) settledIn(pending, name);
+          if (rewrite) rewrite.abandoned = true;
+          if (span) traceHop(span, name, 'threw');
+          return thrown(error, hop);
         }
         if (typeof then === 'function') {
-          return new Promise<unknown>((resolve, reject) => {
+          answer = new Promise<unknown>((resolve, reject) => {
             then.call(returned, resolve, reject);
-          }).then(settled, failed);
+          });
         }
       }
-      return settled(returned);
+      if (answer === undefined) {
+        if (pending) settledIn(pending, name);
+        if (rewrite) rewrite.abandoned = true;
+        if (span && returned !== inner) {
+          traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
+        }
+        return accept(returned, hop);
+      }
+      // The waterfall's one reaction to the answer checks it (`resolved` and `rejected` below);
+      // the bookkeeping, when there is any, reacts first. A rewrite sent after this return is
+      // abandoned when the answer settles (`late`).
+      if (pending || span || rewrite) {
+        // Bookkeeping once the interceptor settled; its answer is checked by `resolved`/`rejected`.
+        const settledWith = (value: unknown) => {
+          if (pending) settledIn(pending, name);
+          if (rewrite) rewrite.abandoned = true;
+          if (span && value !== inner) {
+            traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
+          }
+        };
+        const failed = () => {
+          if (pending) settledIn(pending, name);
+          if (rewrite) rewrite.abandoned = true;
+          if (span) traceHop(span, name, 'threw');
+        };
+        promiseThen.call(answer, settledWith, failed);
+      } else late = answer;
+      return answer as Promise<ToolExecutionResult>;
     };
 
     const listener = (
@@ -266,7 +294,22 @@ export function createInterceptorChain(): InterceptorChain {
       link instanceof Rewrite
         ? arrive(link, (hop) => intercept(hop, next, true))
         : intercept(link, next, false);
-    const dispose = chain.use(listener, { name, priority });
+    /** The execution a link's answer is checked against: its own, or the rewrite it received. */
+    const hopOf = (link: Link): Hop | undefined => (link instanceof Rewrite ? link.hop : link);
+    const dispose = chain.use(listener, {
+      name,
+      priority,
+      // In the waterfall's own reaction to an interceptor's promise: no promise hop of ours.
+      resolved: (value, [link]) => {
+        const hop = hopOf(link);
+        return hop ? accept(value, hop) : value;
+      },
+      rejected: (error, [link]) => {
+        const hop = hopOf(link);
+        if (!hop) throw error;
+        return thrown(error, hop);
+      },
+    });
     active++;
     let disposed = false;
     return () => {

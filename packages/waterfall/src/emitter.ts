@@ -34,7 +34,7 @@ export function createEmitter<A extends unknown[]>(options: EmitterOptions = {})
     }
   };
   return {
-    on: (listener, options) => list.add(listener, options?.name, 0),
+    on: (listener, options) => list.add(listener, { name: options?.name }),
     emit(...args) {
       for (const entry of list.items) {
         try {

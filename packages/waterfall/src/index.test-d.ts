@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import { createEmitter } from './emitter';
 import {
-  createEmitter,
   createWaterfall,
   type Next,
   runChain,

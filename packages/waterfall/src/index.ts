@@ -1,4 +1,3 @@
-export { createEmitter, type Emitter, type EmitterOptions } from './emitter';
 export {
   type ChainEntry,
   createWaterfall,

@@ -1,14 +1,28 @@
-/** A registered listener with its display name and priority. */
+/** A registered listener with its display name, priority and the readers of its answer. */
 export interface ListenerEntry<F> {
   readonly listener: F;
   readonly name: string;
   readonly priority: number;
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
+  readonly resolved?: ((value: any, args: any) => unknown) | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
+  readonly rejected?: ((error: unknown, args: any) => unknown) | undefined;
+}
+
+/** What `add` reads of a listener's options. */
+export interface AddOptions {
+  readonly name?: string | undefined;
+  readonly priority?: number | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
+  readonly resolved?: ((value: any, args: any) => unknown) | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
+  readonly rejected?: ((error: unknown, args: any) => unknown) | undefined;
 }
 
 /** A copy-on-write listener list: a run or emission holds the array it started with. */
 export interface List<F> {
   readonly items: readonly ListenerEntry<F>[];
-  add(listener: F, name: string | undefined, priority: number | undefined): () => void;
+  add(listener: F, options: AddOptions | undefined): () => void;
 }
 
 /**
@@ -22,11 +36,14 @@ export function createList<F>(method: string): List<F> {
     get items() {
       return items;
     },
-    add(listener, name, priority = 0) {
+    add(listener, options = {}) {
+      const { name, priority = 0 } = options;
       if (typeof listener !== 'function' || priority !== +priority) {
         throw new TypeError(`${method} takes a function and numeric priority`);
       }
+      // The options ride along: a waterfall reads its listener's `resolved` and `rejected` there.
       const entry: ListenerEntry<F> = {
+        ...options,
         listener,
         name: name ?? (listener.name || `listener #${++counter}`),
         priority,

@@ -1,11 +1,24 @@
 import { createList } from './list';
 
 /** Options of {@link Waterfall.use}. */
-export interface UseOptions {
+export interface UseOptions<A extends unknown[] = unknown[], R = unknown> {
   /** Named in misuse errors; defaults to the function's name, else `listener #<n>`. */
   readonly name?: string;
   /** Higher runs outer (earlier); equal priorities keep registration order. Default 0. */
   readonly priority?: number;
+  /**
+   * Reads what the listener's *promise* fulfilled with, in the one reaction the engine attaches to
+   * it, and returns the link's result: for a wrapper that checks every answer (a registry copying
+   * an interceptor's result) without a promise hop of its own. Not called for a synchronous result,
+   * nor when the listener returned `next()`'s own promise (that answer is the inner one).
+   */
+  readonly resolved?: ((value: R, args: A) => R) | undefined;
+  /**
+   * Reads what the listener's promise rejected with, when that is the listener's own error (not a
+   * misuse, not an error from further in): its return is the link's result, and what it throws is
+   * the listener's error.
+   */
+  readonly rejected?: ((error: unknown, args: A) => R) | undefined;
 }
 
 /**
@@ -22,8 +35,9 @@ export type WaterfallListener<A extends unknown[], R> = (
 /** The innermost step of a run. */
 export type Terminal<A extends unknown[], R> = (...args: A) => R | Promise<R>;
 
-/** One link of a chain, outermost first. */
-export interface ChainEntry<A extends unknown[], R> {
+/** One link of a chain, outermost first; `resolved` and `rejected` as in {@link UseOptions}. */
+export interface ChainEntry<A extends unknown[], R>
+  extends Pick<UseOptions<A, R>, 'resolved' | 'rejected'> {
   readonly listener: WaterfallListener<A, R>;
   readonly name: string;
 }
@@ -61,19 +75,8 @@ const own = (name: string, error: unknown, failure?: [unknown]) =>
     : new WaterfallError(name, 'threw', `threw: ${(error as Error)?.message ?? error}`, error);
 
 /**
- * One run: the chain (`c`), the terminal (`t`) and the first misuse (`m`), which fails the run even
- * if a listener swallowed its rejection. One object, so that each link's `next` captures little.
- */
-interface Run<A extends unknown[], R> {
-  readonly c: readonly ChainEntry<A, R>[];
-  readonly t: Terminal<A, R>;
-  m: WaterfallError | undefined;
-}
-
-/**
- * A link on the slow path (its listener did not simply `return next()`): whether the rest of the
- * chain has settled (`s`), and what it rejected with (`f`), boxed so that a thrown `undefined` is
- * told apart. One-letter names keep the package inside its 1 KB budget.
+ * Whether a link's promise has settled (`s`), and what it rejected with (`f`), boxed so that a
+ * thrown `undefined` is told apart. One-letter names keep the package inside its 1 KB budget.
  */
 interface Watch {
   s: boolean;
@@ -81,11 +84,27 @@ interface Watch {
 }
 
 /**
- * Attached before the rest of the chain settles, this runs before any reaction to the listener's
- * own promise; it also keeps a rejection the listener dropped from going unhandled.
+ * One run: the chain (`c`), the terminal (`t`), the first misuse (`m`), which fails the run even if
+ * a listener swallowed its rejection, and the watch of the promise the last `step` returned (`k`;
+ * none for the terminal's, which is watched only when a listener needs to know). One object, so
+ * that each link's `next` captures little.
  */
-const observe = (promise: Promise<unknown>, watch: Watch) => {
-  promise.then(
+interface Run<A extends unknown[], R> {
+  readonly c: readonly ChainEntry<A, R>[];
+  readonly t: Terminal<A, R>;
+  m?: WaterfallError | undefined;
+  k?: Watch | undefined;
+}
+
+/**
+ * Watches the terminal's promise for the listener above it, and keeps a rejection that listener
+ * dropped from going unhandled. Attached before the terminal settles, its reaction runs before any
+ * reaction to the listener's own promise. (A link's own promise needs no watcher: the reaction
+ * that settles it marks its watch.)
+ */
+const watchTerminal = (rest: Promise<unknown>): Watch => {
+  const watch: Watch = { s: false };
+  rest.then(
     () => {
       watch.s = true;
     },
@@ -94,10 +113,26 @@ const observe = (promise: Promise<unknown>, watch: Watch) => {
       watch.f = [error];
     },
   );
+  return watch;
+};
+
+/** Fails a link whose listener answered with a promise: recorded, never reported as unhandled. */
+const fail = (watch: Watch, settled: Promise<unknown>, failure: unknown): never => {
+  watch.f = [failure];
+  settled.catch(ignore);
+  throw failure;
+};
+
+/** A rejection that is the run's to report, never an unhandled one. */
+const rejected = (failure: unknown): Promise<never> => {
+  const promise = Promise.reject(failure);
+  promise.catch(ignore);
+  return promise;
 };
 
 function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): Promise<R> {
   const entry = run.c[index];
+  run.k = undefined;
   if (!entry) {
     try {
       return Promise.resolve(run.t(...args));
@@ -105,8 +140,11 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
       return Promise.reject(error);
     }
   }
-  // Per-link allocations are the engine's main cost: one closure, and a watch only when needed.
+  // Per-link allocations are the engine's main cost: one closure, and when the listener answers
+  // with a promise of its own, one reaction and a watch. `inner` watches `rest`; `watch`, this
+  // link's, is what the link above reads instead of attaching a reaction to this link's promise.
   let rest: Promise<R> | undefined;
+  let inner: Watch | undefined;
   let watch: Watch | undefined;
   // A plain function reading `arguments`: a rest parameter allocates on every call.
   const next = function (): Promise<R> {
@@ -118,13 +156,12 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
         'next-twice',
         `called next() ${rest === closed ? 'after it had returned' : 'twice'}`,
       );
-      const rejected = Promise.reject(run.m);
-      rejected.catch(ignore);
-      return rejected;
+      return rejected(run.m);
     }
     // biome-ignore lint/complexity/noArguments: see above
     rest = step(run, index + 1, arguments.length ? ([...arguments] as A) : args);
-    if (watch) observe(rest, watch);
+    inner = run.k;
+    if (watch && !inner) inner = watchTerminal(rest);
     return rest;
   } as Next<A, R>;
   let result: R | Promise<R>;
@@ -135,32 +172,55 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
   } catch (error) {
     rest ??= closed;
     rest.catch(ignore);
-    return Promise.reject(run.m ?? own(entry.name, error));
+    const failure = run.m ?? own(entry.name, error);
+    run.k = { s: true, f: [failure] };
+    return rejected(failure);
   }
   // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
-  if (rest && result === rest && !run.m) return rest;
+  if (rest && result === rest && !run.m) {
+    run.k = inner;
+    return rest;
+  }
   if (!rest && !(result instanceof Promise)) {
     rest = closed;
+    run.k = { s: true };
     return Promise.resolve(result);
   }
-  watch = { s: false };
-  if (rest) observe(rest, watch);
-  return Promise.resolve(result).then(
+  const mine: Watch = { s: false };
+  watch = mine;
+  run.k = mine;
+  if (rest && !inner) inner = watchTerminal(rest);
+  const settled: Promise<R> = Promise.resolve(result).then(
     (value) => {
-      if (run.m) throw run.m;
+      mine.s = true;
+      if (run.m) fail(mine, settled, run.m);
       // Kept as the run's misuse: an outer listener that swallows it cannot turn it into a result.
-      if (rest && !watch!.s) {
+      if (rest && !inner!.s) {
         run.m = new WaterfallError(entry.name, 'returned-early', 'returned before next() settled');
-        throw run.m;
+        fail(mine, settled, run.m);
       }
       rest ??= closed;
-      return value;
+      try {
+        return entry.resolved ? entry.resolved(value, args) : value;
+      } catch (error) {
+        return fail(mine, settled, own(entry.name, error));
+      }
     },
     (error: unknown) => {
+      mine.s = true;
       rest ??= closed;
-      throw run.m ?? own(entry.name, error, watch!.f);
+      let failure = run.m ?? own(entry.name, error, inner?.f);
+      if (failure !== error && failure !== run.m && entry.rejected) {
+        try {
+          return entry.rejected(error, args);
+        } catch (again) {
+          failure = own(entry.name, again);
+        }
+      }
+      return fail(mine, settled, failure);
     },
   );
+  return settled;
 }
 
 /**
@@ -173,13 +233,13 @@ export function runChain<A extends unknown[], R>(
   args: A,
   terminal: Terminal<A, R>,
 ): Promise<R> {
-  return step({ c: chain, t: terminal, m: undefined }, 0, args);
+  return step({ c: chain, t: terminal }, 0, args);
 }
 
 /** An onion of listeners around a terminal step. */
 export interface Waterfall<A extends unknown[], R> {
   /** Adds a listener; returns its disposer (idempotent). */
-  use(listener: WaterfallListener<A, R>, options?: UseOptions): () => void;
+  use(listener: WaterfallListener<A, R>, options?: UseOptions<A, R>): () => void;
   /**
    * Runs the listeners, outermost first, around `terminal`. The listener list is taken when the
    * run starts: adding or disposing a listener during a run changes only later runs.
@@ -196,11 +256,11 @@ export interface Waterfall<A extends unknown[], R> {
 export function createWaterfall<A extends unknown[], R>(): Waterfall<A, R> {
   const list = createList<WaterfallListener<A, R>>('waterfall.use()');
   return {
-    use: (listener, options) => list.add(listener, options?.name, options?.priority),
+    use: (listener, options) => list.add(listener, options),
     run(...argsAndTerminal) {
       // The arguments are evaluated in order: pop() leaves only the run's arguments in the array.
-      return runChain(
-        list.items,
+      return runChain<A, R>(
+        list.items as readonly ChainEntry<A, R>[],
         argsAndTerminal as unknown as A,
         argsAndTerminal.pop() as Terminal<A, R>,
       );
