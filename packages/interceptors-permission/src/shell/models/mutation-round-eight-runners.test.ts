@@ -223,6 +223,11 @@ describe('bypasses found in the eighth round, shown with the real programs first
     ],
     'wget -r saves',
   );
+  // `-P DIR` saves under DIR: read as a flag, DIR became a URL saved as its last name.
+  decides(withEdits, 'deny', [
+    'wget -P src/d http://x/a',
+    'wget --directory-prefix src/d http://x/a',
+  ]);
   // What still saves nothing, or a name the command line shows.
   decides(withEdits, 'allow', [
     'curl -g -O "http://x/{a}"',
@@ -233,6 +238,8 @@ describe('bypasses found in the eighth round, shown with the real programs first
     "curl -o 'a#x.txt' http://x",
     // wget writes `#1` as it is.
     "wget -O 'a#1.txt' http://x",
+    // `--post-data` takes a value: read as a flag, the value became a URL saved as src.
+    'wget --post-data src http://x/a',
     // With two operands or -t, the link is named by the last one or made in the directory.
     'ln -s docs/Makefile r',
     'ln -st docs ../x/Makefile',
