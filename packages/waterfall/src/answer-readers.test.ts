@@ -30,7 +30,7 @@ describe("resolved and rejected: reading a listener's promise in the engine's ow
     expect(seen).toEqual([['t2!', [1]]]);
   });
 
-  it('resolved is not called for `return next()` (the inner answer) nor for a synchronous answer', async () => {
+  it('resolved is not called for `return next()` (the inner answer) nor for a veto', async () => {
     const w = createWaterfall<[], string>();
     let calls = 0;
     const resolved = (value: string) => {
@@ -43,6 +43,26 @@ describe("resolved and rejected: reading a listener's promise in the engine's ow
     veto.use(() => 'veto', { resolved });
     expect(await veto.run(() => 't')).toBe('veto');
     expect(calls).toBe(0);
+  });
+
+  it('resolved reads a plain value returned after next() was called, once the rest has settled', async () => {
+    const w = createWaterfall<[], string>();
+    const seen: string[] = [];
+    w.use(
+      (next) => {
+        void next();
+        return 'mine';
+      },
+      {
+        resolved: (value) => {
+          seen.push(value);
+          return `read(${value})`;
+        },
+      },
+    );
+    // The terminal answers synchronously, so the rest has settled when the answer is read.
+    expect(await w.run(() => 't')).toBe('read(mine)');
+    expect(seen).toEqual(['mine']);
   });
 
   it("rejected turns the listener's own error into the link's result", async () => {

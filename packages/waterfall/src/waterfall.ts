@@ -9,8 +9,10 @@ export interface UseOptions<A extends unknown[] = unknown[], R = unknown> {
   /**
    * Reads what the listener's *promise* fulfilled with, in the one reaction the engine attaches to
    * it, and returns the link's result: for a wrapper that checks every answer (a registry copying
-   * an interceptor's result) without a promise hop of its own. Not called for a synchronous result,
-   * nor when the listener returned `next()`'s own promise (that answer is the inner one).
+   * an interceptor's result) without a promise hop of its own. Not called for a veto (a value
+   * returned without calling `next()`: the wrapper has it already), nor when the listener returned
+   * `next()`'s own promise (that answer is the inner one). A plain value returned after calling
+   * `next()` is read like a promise's, once the rest of the chain has been checked.
    */
   readonly resolved?: ((value: R, args: A) => R) | undefined;
   /**
