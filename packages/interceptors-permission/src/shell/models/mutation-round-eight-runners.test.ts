@@ -440,6 +440,9 @@ describe('git.ts tables, each entry: static mutants no round had run', () => {
     'git log -l 5 -S x -G y -n 3',
     'git log -M50% -C -B -U3 -3',
     'git grep -e x -m 1 -A 1 -B 1 -C 1 --color=always -3',
+    'git grep --cached --ignore-case --line-number -e x',
+    'git grep --max-depth 1 --max-count 1 --context 1 --threads 2 -e x',
+    'git grep -i -I -w -v -h -H -n -l -L -z -o -c -p -W -q -a -r -E x',
     'git status -uno -M',
     'git status --porcelain=v2 --untracked-files=no --ignored --column',
     'git branch --contains HEAD',
@@ -526,6 +529,11 @@ describe('git.ts tables, each entry: static mutants no round had run', () => {
   it.each([
     ['git diff --orderfile .env', ['.env']],
     ['git diff -O .env', ['.env']],
+    // A name that is not surely a path: as an operand it would be a revision, not read.
+    ['git diff --orderfile order', ['order']],
+    ['git diff -O order', ['order']],
+    ['git grep --file pats', ['pats']],
+    ['git grep -f pats', ['pats']],
     ['git grep --file .env', ['.env']],
     ['git grep -f .env', ['.env']],
     ['git ls-files --exclude-from .env', ['.env']],
