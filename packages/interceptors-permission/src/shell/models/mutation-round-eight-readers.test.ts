@@ -69,11 +69,27 @@ describe('jq reads its words in one pass (round eight; each ran for real)', () =
     // The first --args counts: a later --jsonargs makes no word before it a file.
     'jq --args . secrets/data.json --jsonargs 1',
     'jq -n --rawfile a README.md --args . secrets/data.json',
+    // --slurpfile and --rawfile are options jq knows, their file read (README.md may be).
+    'jq -n --slurpfile a README.md .',
+    'jq -n --rawfile a README.md .',
+    // With its file missing (jq refuses the line), --rawfile names nothing.
+    'jq -n . --rawfile a',
+    'jq -n . --slurpfile a',
     // The value of --indent, --library-path or -L is no filter and no file.
     'jq --indent secrets/data.json . README.md',
     'jq --library-path secrets/data.json . README.md',
     'jq -L secrets/data.json . README.md',
     'jq -Lx . README.md',
+    // The filter .env is a field, not a file: were the value of --indent, --library-path or the
+    // name of --rawfile taken for the filter, .env would be a file read.
+    'jq -n --indent 1 .env',
+    'jq -n --library-path x .env',
+    'jq -n --rawfile a README.md .env',
+    // Only an option is read for its value: --args after a word that merely ends like one, or
+    // after --indent=2, still makes the words after it values.
+    'jq . x--indent --args secrets/data.json',
+    'jq . x-L --args secrets/data.json',
+    'jq --indent=2 --args . secrets/data.json',
   ])('%s: allowed', async (line) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
@@ -90,6 +106,8 @@ describe('jq reads its words in one pass (round eight; each ran for real)', () =
     'jq --indent 1 . secrets/data.json',
     'jq --library-path x . secrets/data.json',
     'jq -nL x . secrets/data.json',
+    // -nL takes the next word as its value, --args too.
+    'jq -nL --args . secrets/data.json',
     // The -f file is read, its value attached too.
     'jq -fsecrets/data.json README.md',
     'jq --from-file=secrets/data.json README.md',
@@ -186,8 +204,9 @@ describe('grep and rg (round eight survivors)', () => {
 describe('sed and awk (round eight survivors)', () => {
   const plan = filePolicy({ cwd: root, home, mode: 'plan' });
   it.each([
-    // --line-length takes a value: .env is no file here.
+    // --line-length and -l take a value: .env is no file here.
     'sed -e p --line-length .env README.md',
+    'sed -e p -l .env README.md',
     // With a script given by -e, the first operand is a file, not a script (e.txt would run a
     // command).
     'sed -e p e.txt',
@@ -339,6 +358,13 @@ describe('find: its start paths, -exec and the files it writes (round eight)', (
     'find src -exec grep x {} \\; -name x',
     'find -L src -exec grep x {} +',
     'find -H -P src -exec grep x {} +',
+    'find src- -exec grep x {} +',
+    // A glob is a start path unless it may begin like an action.
+    'find sr? -name y',
+    'find src/sub/? -name y',
+    // A -fprint or -files0-from with no file after it (find refuses it) names nothing.
+    'find src -fprint',
+    'find src -files0-from',
   ])('%s: allowed', async (line) => {
     const d = await plain.explain(line);
     expect(d.behavior, d.reason).toBe('allow');
@@ -360,6 +386,13 @@ describe('find: its start paths, -exec and the files it writes (round eight)', (
     ['find src -okdir', 'find -okdir names no command'],
     ['find src -nope', 'find -nope is not an expression the model knows'],
     ['find src -name x $y', '$y is not known before it runs and could be a find action'],
+    // -H, -L and -P are whole words: -Lx is no option, and an expression find does not know.
+    ['find -Lx src -name y', 'find -Lx is not an expression the model knows'],
+    // `!` and `(` end the start paths: the word after them is an expression.
+    ['find ! x', 'find x is not an expression the model knows'],
+    ["find '(' x", 'find x is not an expression the model knows'],
+    // Every start path must be known for {} to be a file found.
+    ['find src "$d" -exec grep x {} \\;', '{} is not known before it runs'],
   ])('%s: asked, %s', async (line, why) => {
     const d = await plain.explain(line);
     expect(d.behavior, d.reason).toBe('ask');
@@ -367,6 +400,28 @@ describe('find: its start paths, -exec and the files it writes (round eight)', (
     if (line.endsWith('out.txt -delete') && line.includes('-fprintf'))
       expect(d.reason).not.toContain('-delete deletes');
   });
+
+  // A start path ending in -L is a path (secrets/x-L is protected), not the option -L.
+  const secrets = filePolicy({
+    cwd: root,
+    home,
+    rules: { allow: ['Bash(find:*)'], deny: ['Read(./secrets/**)'] },
+  });
+  it('find secrets/x-L -name y: denied', async () => {
+    const d = await secrets.explain('find secrets/x-L -name y');
+    expect(d.behavior, d.reason).toBe('deny');
+  });
+
+  // With no start path find searches `.`: in /tmp, outside the working directory. A -fprint is
+  // no read-only expression, its file named or not.
+  const findPlan = filePolicy({ cwd: root, home, mode: 'plan' });
+  it.each(['cd /tmp && find -name x', 'cd /tmp && find', 'find src -fprint'])(
+    '%s is refused in plan mode',
+    async (line) => {
+      const d = await findPlan.explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
 
   // Parsing goes on after each action, so a later -exec is still judged.
   it.each([
@@ -391,6 +446,86 @@ describe('find: its start paths, -exec and the files it writes (round eight)', (
       expect(d.reason).toContain('may expand to a file named like a find action');
     },
   );
+});
+
+describe('the interpreters of programs.ts: which option runs code given inline (round eight)', () => {
+  const runners = filePolicy({
+    cwd: root,
+    home,
+    rules: {
+      allow: ['node', 'deno', 'bun', 'python', 'python3', 'perl', 'ruby'].map(
+        (p) => `Bash(${p}:*)`,
+      ),
+    },
+  });
+  // Each asks: the option gives code on the command line, which the rule for the program does not
+  // read.
+  it.each([
+    'node -e x',
+    'node -p x',
+    'node --eval x',
+    'node --print x',
+    'node -pe x',
+    'node -ipe x',
+    'node --no-warnings -e x',
+    'deno eval x',
+    'bun -e x',
+    'bun --eval x',
+    'bun -p x',
+    'bun --print x',
+    'python -c x',
+    'python -Ic x',
+    'python3 -c x',
+    'python3 -Ic x',
+    'python3 -IBc x',
+    'perl -e x',
+    'perl -E x',
+    'perl -ne x',
+    'perl -lE x',
+    'ruby -e x',
+    'ruby -ne x',
+  ])('%s: asked', async (line) => {
+    const d = await runners.explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain('runs code given on the command line');
+  });
+  // cp and install are copier's models, named by their own names.
+  const copiers = filePolicy({
+    cwd: root,
+    home,
+    rules: { allow: ['Bash(cp:*)', 'Bash(install:*)'] },
+  });
+  it.each([
+    ['cp --nope a b', 'cp option --nope is not one the model knows'],
+    ['install --nope a b', 'install option --nope is not one the model knows'],
+  ])('%s: asked, %s', async (line, why) => {
+    const d = await copiers.explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain(why);
+  });
+
+  // Each is allowed: a script file, or a word that only holds such an option's letters.
+  it.each([
+    'node app.js',
+    'node run-e',
+    'node -ex',
+    'deno run x.ts',
+    'deno evalx',
+    'deno xeval',
+    'bun -ex',
+    'bun run-e',
+    'python x.py',
+    'python run-c',
+    'python3 x.py',
+    'python3 run-c',
+    'perl x.pl',
+    'perl run-e',
+    'ruby x.rb',
+    'ruby run-e',
+  ])('%s: allowed', async (line) => {
+    const d = await runners.explain(line);
+    expect(d.behavior, d.reason).toBe('allow');
+  });
 });
 
 describe('plan mode and the programs without a model (index.ts, round eight)', () => {
@@ -443,6 +578,15 @@ describe('plan mode and the programs without a model (index.ts, round eight)', (
     'date -d yesterday 0101000020',
     'date -- 0101000020',
     'date -- -s',
+    // After `--` every word is an operand, -d too; a value is skipped only after -d, -f or -r
+    // written whole; -s is found in any cluster of -R and -u.
+    'date -- -d 0101000020',
+    'date -- -x',
+    'date -dyesterday 0101000020',
+    'date +x-d 0101000020',
+    "date -uRs '+1 day'",
+    // A program named by a word not known before it runs is none plan mode knows.
+    '$HOME/bin/cat README.md',
     'xxd README.md out.hex',
     'xxd - out.hex',
     'xxd -r - out.hex',
@@ -451,6 +595,16 @@ describe('plan mode and the programs without a model (index.ts, round eight)', (
     const d = await plan.explain(line);
     expect(d.behavior, d.reason).toBe('deny');
   });
+
+  // A program named like a property of every object has no model: its operands are still read.
+  const any = filePolicy({ cwd: root, home, rules: { allow: ['Bash'], deny: ['Read(./.env)'] } });
+  it.each(['toString .env', 'valueOf .env', 'hasOwnProperty .env', 'isPrototypeOf .env'])(
+    '%s: denied',
+    async (line) => {
+      const d = await any.explain(line);
+      expect(d.behavior, d.reason).toBe('deny');
+    },
+  );
 
   it('xxd - out.hex writes out.hex (run for real)', () => {
     if (!has('xxd')) return;
