@@ -441,6 +441,11 @@ describe('git.ts tables, each entry: static mutants no round had run', () => {
     'git log -M50% -C -B -U3 -3',
     'git grep -e x -m 1 -A 1 -B 1 -C 1 --color=always -3',
     'git grep --cached --ignore-case --line-number -e x',
+    'git status --short --branch --show-stash --ahead-behind',
+    'git ls-files --cached --others --exclude-standard',
+    'git ls-files --exclude x --format y',
+    'git blame --porcelain --root README.md',
+    'git blame --since x --date iso README.md',
     'git grep --max-depth 1 --max-count 1 --context 1 --threads 2 -e x',
     'git grep -i -I -w -v -h -H -n -l -L -z -o -c -p -W -q -a -r -E x',
     'git status -uno -M',
@@ -534,6 +539,8 @@ describe('git.ts tables, each entry: static mutants no round had run', () => {
     ['git diff -O order', ['order']],
     ['git grep --file pats', ['pats']],
     ['git grep -f pats', ['pats']],
+    ['git blame --contents cont README.md', ['cont', 'README.md']],
+    ['git blame --ignore-revs-file revs README.md', ['revs', 'README.md']],
     ['git grep --file .env', ['.env']],
     ['git grep -f .env', ['.env']],
     ['git ls-files --exclude-from .env', ['.env']],
@@ -570,6 +577,22 @@ describe('git.ts tables, each entry: static mutants no round had run', () => {
     'git branch --create-reflog x',
     'git branch --recurse-submodules x',
   ])('%s changes the repository', (line) => {
+    // Known and a change: taken for an option the model does not know, it asked without saying
+    // it changes anything; taken for a flag, `git branch -d` alone was a listing.
+    const fx = gitFx(line);
+    expect(fx.readOnly).toBe(false);
+    expect(fx.unknown).toBeUndefined();
+  });
+  it.each([
+    'git branch -d',
+    'git branch -D',
+    'git branch -m',
+    'git branch -M',
+    'git branch -c',
+    'git branch -C',
+    'git branch -f',
+    'git branch -t',
+  ])('%s alone is no listing', (line) => {
     expect(gitFx(line).readOnly).toBe(false);
   });
 });
