@@ -28,6 +28,10 @@ export const CLAUDE_CODE_TOOL_HINTS: Readonly<Record<string, ToolHints>> = {
   WebSearch: { readOnly: true, openWorld: true },
 };
 
+/** A tool's stock hints, or none: only an own entry counts (`constructor` names no tool). */
+const hintsOf = (name: string): ToolHints =>
+  Object.hasOwn(CLAUDE_CODE_TOOL_HINTS, name) ? (CLAUDE_CODE_TOOL_HINTS[name] as ToolHints) : {};
+
 const sourceOf = (name: string): ToolSource => {
   const m = /^mcp__([^_].*?)__(.+)$/.exec(name);
   return m ? { kind: 'mcp', server: m[1] as string, tool: m[2] as string } : { kind: 'local' };
@@ -41,7 +45,7 @@ export function exampleExecution(example: PermissionExample): InterceptedExecuti
   if (typeof example === 'string') {
     const open = example.indexOf('(');
     name = open < 0 ? example : example.slice(0, open);
-    hints = CLAUDE_CODE_TOOL_HINTS[name] ?? {};
+    hints = hintsOf(name);
     const argument =
       open < 0 ? undefined : example.endsWith(')') ? example.slice(open + 1, -1) : undefined;
     if (open >= 0 && argument === undefined)
@@ -61,7 +65,7 @@ export function exampleExecution(example: PermissionExample): InterceptedExecuti
     }
     name = example.tool;
     args = { ...(example.args ?? {}) };
-    hints = example.hints ?? CLAUDE_CODE_TOOL_HINTS[name] ?? {};
+    hints = example.hints ?? hintsOf(name);
   }
   return {
     callId: 'policy-example',

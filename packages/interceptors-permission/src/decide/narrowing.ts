@@ -88,7 +88,9 @@ export function sandboxNarrowing(policy: Policy): SandboxNarrowing {
     const program = words[0];
     if (program === undefined) return false;
     if (NETWORK_PROGRAMS.has(program)) return true;
-    const subs = NETWORK_SUBCOMMANDS[program];
+    const subs = Object.hasOwn(NETWORK_SUBCOMMANDS, program)
+      ? NETWORK_SUBCOMMANDS[program]
+      : undefined;
     return subs !== undefined && (subs.length === 0 || subs.includes(words[1] ?? ''));
   });
   narrowing = Object.freeze({

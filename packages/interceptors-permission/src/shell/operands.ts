@@ -19,7 +19,8 @@ export interface Operands {
  */
 export function fileOperands(words: readonly ShellWord[]): Operands {
   const program = baseName(words[0]?.value ?? '');
-  const spec = FILE_PROGRAMS[program];
+  // An own entry only: `constructor` or `__proto__` names no program of the table.
+  const spec = Object.hasOwn(FILE_PROGRAMS, program) ? FILE_PROGRAMS[program] : undefined;
   const argv = spec?.oldStyleValues ? expandOldStyle(words, spec.oldStyleValues) : words;
   const reads: ShellWord[] = [];
   const writes: ShellWord[] = [];

@@ -370,7 +370,7 @@ function canonicalOf(
     words = words.slice(at);
   }
   const [first, ...tail] = words as [ShellWord, ...ShellWord[]];
-  const porcelain = PLUMBING[first.value];
+  const porcelain = Object.hasOwn(PLUMBING, first.value) ? PLUMBING[first.value] : undefined;
   return [git, porcelain ? syntheticWord(porcelain, true) : first, ...tail];
 }
 
