@@ -55,7 +55,6 @@ const READ_ONLY = new Set([
   'date',
   'uptime',
   'nproc',
-  'wc',
   'strings',
   'od',
   'hexdump',
@@ -104,7 +103,5 @@ export const readOnlyWithoutModel = (argv: readonly ShellWord[]): boolean => {
   // `xxd a b` writes b, and so does `xxd - b` (`-` is standard input).
   if (base === 'xxd' && argv.filter((w) => w.value === '-' || !w.value.startsWith('-')).length > 2)
     return false;
-  // `uniq IN OUT` writes OUT.
-  if (base === 'uniq') return argv.slice(1).filter((w) => !w.value.startsWith('-')).length <= 1;
   return READ_ONLY.has(base);
 };
