@@ -391,8 +391,6 @@ describe('interpreters and package managers: only their own options, and their o
     'install -g .env README.md out',
     'install --group .env README.md out',
     'tar -cf out.tar --exclude .env README.md',
-    'tar -cf out.tar -C .env README.md',
-    'tar -cf out.tar --directory .env README.md',
     'curl -H .env http://x',
     'curl --header .env http://x',
     'wget -O - --header .env http://x',
@@ -401,6 +399,25 @@ describe('interpreters and package managers: only their own options, and their o
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
   });
+  // tar -C DIR reads the operands after it from DIR: `tar -cf out.tar -C .env README.md` archives
+  // .env/README.md, and `tar -C secrets -cf out.tar key` archives secrets/key (run for real).
+  it.each([
+    'tar -cf out.tar -C .env README.md',
+    'tar -cf out.tar --directory .env README.md',
+    'tar -C secrets -cf out.tar key',
+    'tar -cf out.tar -C docs -C ../secrets key',
+    'tar --directory=secrets -cf out.tar key',
+  ])('%s reads under the directory -C names: not allowed', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).not.toBe('allow');
+  });
+  it.each(['tar -cf out.tar -C docs guide.md', 'tar -C docs -cf out.tar guide.md'])(
+    '%s: allowed',
+    async (line) => {
+      const d = await explain(line);
+      expect(d.behavior, d.reason).toBe('allow');
+    },
+  );
   it.each([
     'cp -r . out',
     'cp -a . out',

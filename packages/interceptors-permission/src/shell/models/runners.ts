@@ -279,6 +279,29 @@ const TAR_READING = tarTable((v, f) => {
   f.reads.push(v);
 });
 
+/** A tar table whose `-C` / `--directory` hands each directory to `into` (built only when given). */
+const withDirectory = (table: OptionTable, into: OptionKind): OptionTable => ({
+  long: { ...table.long, '--directory': into },
+  short: { ...table.short, C: into },
+});
+
+/**
+ * Where tar finds `operand` after the directories `-C` changed to (each relative one from the one
+ * before it): the operand as written (before the first `-C`) and under each directory.
+ */
+const underDirectories = (operand: ShellWord, dirs: readonly ShellWord[]): ShellWord[] => {
+  const out = [operand];
+  if (!operand.literal || /^[/~]/.test(operand.value)) return out;
+  let at = '.';
+  let known = true;
+  for (const dir of dirs) {
+    known &&= dir.literal;
+    at = /^[/~]/.test(dir.value) ? dir.value : `${at}/${dir.value}`;
+    out.push(syntheticWord(`${at}/${operand.value}`, known));
+  }
+  return out;
+};
+
 export const tar: Model = (argv) => {
   const fx = effectsOf('tar');
   // The old style (`tar cvfz out.tgz files`), read as the operand table reads it.
@@ -290,12 +313,24 @@ export const tar: Model = (argv) => {
   const has = (...names: string[]): boolean => names.some((name) => given.has(name));
   const create = has('-c', '-r', '-u', '--create', '--append', '--update');
   const extract = has('-x', '--extract', '--get');
-  const operands = readOptions(words, 1, create ? TAR_CREATING : TAR_READING, fx);
+  const table = create ? TAR_CREATING : TAR_READING;
+  // `-C DIR` changes directory before the operands after it are read.
+  const dirs: ShellWord[] = [];
+  const operands = readOptions(
+    words,
+    1,
+    create && has('-C', '--directory')
+      ? withDirectory(table, (v) => {
+          dirs.push(v);
+        })
+      : table,
+    fx,
+  );
   fx.recursive = true;
   // `-h` / `--dereference`: the archive holds what each link leads to, not the link.
   fx.followsLinks = has('-h', '--dereference');
   if (create) {
-    fx.reads.push(...operands);
+    for (const operand of operands) fx.reads.push(...underDirectories(operand, dirs));
     fx.readOnly = false;
     // `-T FILE`: the names archived are read from FILE.
     if (has('-T', '--files-from'))
