@@ -157,10 +157,21 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
           i++;
           break;
         }
-        if (w.value === '-S' || w.value.startsWith('--split-string')) {
-          const eq = w.value.indexOf('=');
-          const script = eq >= 0 ? syntheticWord(w.value.slice(eq + 1), true) : argv[i + 1];
-          if (script === undefined || !script.literal) {
+        const option = envOption(w.value);
+        if (option === 'unknown') {
+          // Read as a flag, so that what env runs is still judged (a deny on it holds); the
+          // option makes it ask.
+          doubts.push(w);
+          i++;
+          continue;
+        }
+        if (option !== undefined && option.split) {
+          // `env -S STRING WORDS…` runs STRING split into words, followed by WORDS (GNU env appends
+          // them: `env -S cat .env` prints .env): the command is the string and those words.
+          const value = option.value ?? argv[i + 1];
+          const restAt = option.value === undefined ? i + 2 : i + 1;
+          const rest = argv.slice(restAt);
+          if (value === undefined || !value.literal || rest.some((r) => !r.literal)) {
             return {
               kind: 'unknown',
               reason: 'env -S splits a string that is not known before it runs',
@@ -168,9 +179,10 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
               via,
             };
           }
-          return { kind: 'script', script, via: here };
+          const line = [value.value, ...rest.map((r) => shellQuote(r.value))].join(' ');
+          return { kind: 'script', script: syntheticWord(line, true), via: here };
         }
-        if (w.value === '-C' || w.value === '--chdir' || w.value.startsWith('--chdir=')) {
+        if (option !== undefined && option.chdir) {
           return {
             kind: 'unknown',
             reason: 'env -C runs the command in another directory',
@@ -178,8 +190,8 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
             via,
           };
         }
-        if (w.value.startsWith('-')) {
-          i += VALUE_OPTS.env?.has(w.value) ? 2 : 1;
+        if (option !== undefined) {
+          i += option.takesNext ? 2 : 1;
           continue;
         }
         const eq = w.value.indexOf('=');
@@ -199,7 +211,9 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
           withDoubt(
             result,
             w,
-            `env sets ${w.value.split('=')[0]}, which may change what the command runs or loads`,
+            w.value.startsWith('-')
+              ? `env option ${w.value} is not one the model knows`
+              : `env sets ${w.value.split('=')[0]}, which may change what the command runs or loads`,
           ),
         rest(i),
       );
@@ -364,4 +378,69 @@ function unwrapShell(
   }
   // `bash script.sh`: a script file; the rules judge it as written, and it counts as read.
   return { kind: 'run', argv, via };
+}
+
+/** A word quoted for a shell line: the word itself, whatever it holds. */
+const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/** What one word of env's options is, read as GNU env's getopt reads it. */
+interface EnvOption {
+  /** `-S` / `--split-string`: its value attached (`-Scat`, `--split-string=cat`), else the next word. */
+  readonly split?: boolean;
+  readonly value?: ShellWord | undefined;
+  /** `-C` / `--chdir`: runs the command elsewhere. */
+  readonly chdir?: boolean;
+  /** The option's value is the next word. */
+  readonly takesNext?: boolean;
+}
+
+const ENV_LONG = [
+  'argv0',
+  'block-signal',
+  'chdir',
+  'debug',
+  'default-signal',
+  'ignore-environment',
+  'ignore-signal',
+  'list-signal-handling',
+  'null',
+  'split-string',
+  'unset',
+];
+/** Long options of env that take a value (separated unless given with `=`). */
+const ENV_LONG_VALUE = new Set(['argv0', 'chdir', 'split-string', 'unset']);
+
+/**
+ * env's reading of an option word: `undefined` for a word that is no option (a variable or the
+ * command), `'unknown'` for one env would not take as the model reads it (a cluster holding an
+ * unknown letter, an ambiguous or unknown long option). Short options cluster (`-iS cat`, `-Scat`)
+ * and long ones may be abbreviated (`--sp=cat`), as getopt allows.
+ */
+export function envOption(word: string): EnvOption | 'unknown' | undefined {
+  if (!word.startsWith('-')) return undefined;
+  // A lone `-` is `-i` (an empty environment).
+  if (word === '-') return {};
+  if (word.startsWith('--')) {
+    const eq = word.indexOf('=');
+    const name = word.slice(2, eq < 0 ? undefined : eq);
+    const matches = ENV_LONG.filter((long) => long.startsWith(name));
+    const long = matches.includes(name) ? name : matches.length === 1 ? matches[0] : undefined;
+    if (long === undefined || name === '') return 'unknown';
+    const attached = eq < 0 ? undefined : syntheticWord(word.slice(eq + 1), true);
+    const takesNext = ENV_LONG_VALUE.has(long) && attached === undefined;
+    if (long === 'split-string') return { split: true, value: attached, takesNext };
+    if (long === 'chdir') return { chdir: true, takesNext };
+    return { takesNext };
+  }
+  for (let at = 1; at < word.length; at++) {
+    const letter = word[at] as string;
+    if ('i0v'.includes(letter)) continue;
+    const rest = word.slice(at + 1);
+    const attached = rest === '' ? undefined : syntheticWord(rest, true);
+    if (letter === 'S') return { split: true, value: attached, takesNext: attached === undefined };
+    if (letter === 'C') return { chdir: true, takesNext: attached === undefined };
+    if (letter === 'u' || letter === 'a') return { takesNext: attached === undefined };
+    return 'unknown';
+  }
+  return {};
 }
