@@ -165,7 +165,7 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
           i++;
           continue;
         }
-        if (option !== undefined && option.split) {
+        if (option?.split) {
           // `env -S STRING WORDS…` runs STRING split into words, followed by WORDS (GNU env appends
           // them: `env -S cat .env` prints .env): the command is the string and those words.
           const value = option.value ?? argv[i + 1];
@@ -182,7 +182,7 @@ function unwrapOne(argv: readonly ShellWord[], via: readonly string[]): Unwrappe
           const line = [value.value, ...rest.map((r) => shellQuote(r.value))].join(' ');
           return { kind: 'script', script: syntheticWord(line, true), via: here };
         }
-        if (option !== undefined && option.chdir) {
+        if (option?.chdir) {
           return {
             kind: 'unknown',
             reason: 'env -C runs the command in another directory',
