@@ -24,20 +24,36 @@ export type Unwrapped = (
   readonly doubts?: readonly { readonly word: ShellWord; readonly reason: string }[];
 };
 
-/** The value of `option` (`-o FILE`, `-oFILE`, `--output=FILE`) among a wrapper's options, if given. */
+/**
+ * The value of `option` (`-o FILE`, `-oFILE`, `--output=FILE`, and in a cluster of short options,
+ * `-po FILE`, `-raFILE`) among a wrapper's options, if given. Read as getopt reads them: the
+ * values of the wrapper's other options (`values`) are skipped, not taken for its command.
+ */
 const optionValue = (
   argv: readonly ShellWord[],
   short: string,
   long: string,
+  values: ReadonlySet<string>,
 ): ShellWord | undefined => {
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
-    if (!w.value.startsWith('-') || w.value === '--') return undefined;
-    if (w.value === short || w.value === long) return argv[i + 1];
+    if (!w.value.startsWith('-') || w.value === '-' || w.value === '--') return undefined;
+    if (w.value === long) return argv[i + 1];
     if (w.value.startsWith(`${long}=`))
       return syntheticWord(w.value.slice(long.length + 1), w.literal);
-    if (w.value.startsWith(short) && !w.value.startsWith('--'))
-      return syntheticWord(w.value.slice(2), w.literal);
+    if (w.value.startsWith('--')) {
+      if (values.has(w.value)) i++;
+      continue;
+    }
+    for (let at = 1; at < w.value.length; at++) {
+      const letter = `-${w.value[at]}`;
+      if (letter !== short && !values.has(letter)) continue;
+      const rest = w.value.slice(at + 1);
+      if (letter === short) return rest === '' ? argv[i + 1] : syntheticWord(rest, w.literal);
+      // Another option's value: the rest of the word, or the next word.
+      if (rest === '') i++;
+      break;
+    }
   }
   return undefined;
 };
@@ -58,10 +74,10 @@ export function unwrap(argv: readonly ShellWord[], via: readonly string[]): Unwr
   const base = argv[0]?.literal ? baseName(argv[0].value) : '';
   const files: WrapperFile[] = [];
   if (base === 'time') {
-    const out = optionValue(argv, '-o', '--output');
+    const out = optionValue(argv, '-o', '--output', VALUE_OPTS.time as ReadonlySet<string>);
     if (out) files.push({ op: 'time -o', target: out, access: 'write' });
   } else if (base === 'xargs') {
-    const input = optionValue(argv, '-a', '--arg-file');
+    const input = optionValue(argv, '-a', '--arg-file', VALUE_OPTS.xargs as ReadonlySet<string>);
     if (input) files.push({ op: 'xargs -a', target: input, access: 'read' });
   } else if (base === 'flock') {
     const at = skipOptions(argv, 1, VALUE_OPTS.flock as ReadonlySet<string>);
@@ -84,9 +100,20 @@ const skipOptions = (
     if (!w.literal) return `an option of ${argv[0]?.value} is not a literal word (${w.text})`;
     if (w.value === '--') return i + 1;
     if (!w.value.startsWith('-') || w.value === '-') return i;
-    const eq = w.value.indexOf('=');
-    const opt = eq < 0 ? w.value : w.value.slice(0, eq);
-    i += values.has(opt) && eq < 0 ? 2 : 1;
+    if (w.value.startsWith('--')) {
+      const eq = w.value.indexOf('=');
+      i += values.has(w.value) && eq < 0 ? 2 : 1;
+      continue;
+    }
+    // Short options given together (`-ra FILE`, `-raFILE`): getopt reads letters as flags up to
+    // the first that takes a value, which takes the rest of the word or else the next word.
+    let step = 1;
+    for (let at = 1; at < w.value.length; at++) {
+      if (!values.has(`-${w.value[at]}`)) continue;
+      if (at === w.value.length - 1) step = 2;
+      break;
+    }
+    i += step;
   }
   return i;
 };

@@ -259,6 +259,29 @@ const RISKY: readonly {
     after: 'README.md',
   },
   { program: 'gzip', long: 'suffix', short: 'S', flag: 'k', value: 'ct', after: 'src/a.ts' },
+  // More of the models: a file of arguments, a program file, an archive written, a directory the
+  // operands are read from, an output of git show, a list of URLs, a file compared.
+  { program: 'xargs', long: 'arg-file', short: 'a', flag: 'r', value: '.env', after: 'echo' },
+  { program: 'awk', long: 'file', short: 'f', value: 'x.awk', after: 'README.md' },
+  {
+    program: 'tar -c',
+    long: 'file',
+    short: 'f',
+    flag: 'v',
+    value: 'src/x.tar',
+    after: 'README.md',
+  },
+  {
+    program: 'tar -c',
+    long: 'directory',
+    short: 'C',
+    flag: 'v',
+    value: 'secrets',
+    after: '-f out.tar key',
+  },
+  { program: 'git show', long: 'output', value: 'out.txt', after: '' },
+  { program: 'wget', long: 'input-file', short: 'i', flag: 'q', value: 'urls.txt', after: '' },
+  { program: 'diff', long: 'from-file', value: '.env', after: 'README.md' },
 ];
 
 /** Every way one option may be spelled: attached, separated, `--opt=value`, combined short flags. */
