@@ -38,11 +38,15 @@ const optionValue = (
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
     if (!w.value.startsWith('-') || w.value === '-' || w.value === '--') return undefined;
-    if (w.value === long) return argv[i + 1];
-    if (w.value.startsWith(`${long}=`))
-      return syntheticWord(w.value.slice(long.length + 1), w.literal);
     if (w.value.startsWith('--')) {
-      if (values.has(w.value)) i++;
+      const eq = w.value.indexOf('=');
+      const name = eq < 0 ? w.value : w.value.slice(0, eq);
+      // getopt takes a unique prefix of a long name (`--arg-f=FILE`): any prefix is read as the
+      // option (where it is ambiguous, getopt refuses the line and nothing runs).
+      if (name.length > 2 && long.startsWith(name)) {
+        return eq < 0 ? argv[i + 1] : syntheticWord(w.value.slice(eq + 1), w.literal);
+      }
+      if (values.has(name) && eq < 0) i++;
       continue;
     }
     for (let at = 1; at < w.value.length; at++) {

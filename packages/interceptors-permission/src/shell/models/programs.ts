@@ -32,9 +32,10 @@ export const MODELS: Readonly<Record<string, Model>> = {
   echo,
   ls,
   printf,
-  node: interpreter(/^(-e|-p|--eval|--print|-[a-zA-Z]*[ep])$/),
+  // `--eval=CODE` too: node takes a long option's value after `=`.
+  node: interpreter(/^(-e|-p|--eval(=.*)?|--print(=.*)?|-[a-zA-Z]*[ep])$/s),
   deno: interpreter(/^(eval)$/),
-  bun: interpreter(/^(-e|--eval|-p|--print)$/),
+  bun: interpreter(/^(-e|--eval(=.*)?|-p|--print(=.*)?)$/s),
   python: interpreter(/^-[a-zA-Z]*c/),
   python3: interpreter(/^-[a-zA-Z]*c/),
   perl: interpreter(/^-[a-zA-Z]*[eE]/),
