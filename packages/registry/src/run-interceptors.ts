@@ -11,8 +11,8 @@ import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
 import { readRewrite } from './read-rewrite';
 import { interceptorError, keep, misuse, settledIn } from './results';
-import { traceHop } from './trace';
-import type { Hop, InterceptorOptions } from './types';
+import { type TraceEvent, traceHop } from './trace';
+import type { CallState, Hop, InterceptorOptions } from './types';
 
 /**
  * An interceptor's `next(changed)` on its way down the chain. The link (or the body) that receives
@@ -39,6 +39,17 @@ const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
   (value as Hop).state !== undefined;
 
 const promiseThen = Promise.prototype.then;
+
+/**
+ * How an interceptor that settled with `value` is traced: nothing when it passed on what `next()`
+ * gave it (`inner`), else a veto (it never called `next()`) or an answer of its own.
+ */
+const answeredFor = (
+  value: unknown,
+  inner: ToolExecutionResult | undefined,
+  sent: Promise<ToolExecutionResult> | undefined,
+): TraceEvent | undefined =>
+  value === inner ? undefined : sent === undefined ? 'vetoed' : 'answered';
 
 /** The interceptors of a registry, around the body. */
 export interface InterceptorChain {
@@ -174,6 +185,20 @@ export function createInterceptorChain(): InterceptorChain {
       return misuse(hop.state, hop.exec, name, `threw (${messageOf(error)})`);
     };
 
+    /**
+     * Bookkeeping once the interceptor settled: off the pending list of a whole-call deadline, its
+     * rewrite abandoned (nothing may start after that), and the outcome traced.
+     */
+    const book = (
+      state: CallState,
+      rewrite: Rewrite | undefined,
+      outcome: TraceEvent | undefined,
+    ): void => {
+      if (state.pending) settledIn(state.pending, name);
+      if (rewrite) rewrite.abandoned = true;
+      if (state.span && outcome) traceHop(state.span, name, outcome);
+    };
+
     /** `checked`: the hop came from a rewrite checked here, which must travel on in its place. */
     const intercept = (
       hop: Hop,
@@ -221,9 +246,7 @@ export function createInterceptorChain(): InterceptorChain {
       try {
         returned = interceptor(exec, guarded);
       } catch (error) {
-        if (pending) settledIn(pending, name);
-        if (rewrite) rewrite.abandoned = true;
-        if (span) traceHop(span, name, 'threw');
+        book(state, rewrite, 'threw');
         return thrown(error, hop);
       }
       // `return next()`: the result is the inner one, already the registry's. The common case.
@@ -246,9 +269,7 @@ export function createInterceptorChain(): InterceptorChain {
         try {
           then = (returned as { then?: unknown }).then;
         } catch (error) {
-          if (pending) settledIn(pending, name);
-          if (rewrite) rewrite.abandoned = true;
-          if (span) traceHop(span, name, 'threw');
+          book(state, rewrite, 'threw');
           return thrown(error, hop);
         }
         if (typeof then === 'function') {
@@ -258,31 +279,19 @@ export function createInterceptorChain(): InterceptorChain {
         }
       }
       if (answer === undefined) {
-        if (pending) settledIn(pending, name);
-        if (rewrite) rewrite.abandoned = true;
-        if (span && returned !== inner) {
-          traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
-        }
+        book(state, rewrite, answeredFor(returned, inner, sent));
         return accept(returned, hop);
       }
       // The waterfall's one reaction to the answer checks it (`resolved` and `rejected` below);
       // the bookkeeping, when there is any, reacts first. A rewrite sent after this return is
       // abandoned when the answer settles (`late`).
       if (pending || span || rewrite) {
-        // Bookkeeping once the interceptor settled; its answer is checked by `resolved`/`rejected`.
-        const settledWith = (value: unknown) => {
-          if (pending) settledIn(pending, name);
-          if (rewrite) rewrite.abandoned = true;
-          if (span && value !== inner) {
-            traceHop(span, name, sent === undefined ? 'vetoed' : 'answered');
-          }
-        };
-        const failed = () => {
-          if (pending) settledIn(pending, name);
-          if (rewrite) rewrite.abandoned = true;
-          if (span) traceHop(span, name, 'threw');
-        };
-        promiseThen.call(answer, settledWith, failed);
+        // `rewrite` read when it settles: one sent after this return is abandoned too.
+        promiseThen.call(
+          answer,
+          (value: unknown) => book(state, rewrite, answeredFor(value, inner, sent)),
+          () => book(state, rewrite, 'threw'),
+        );
       } else late = answer;
       return answer as Promise<ToolExecutionResult>;
     };
