@@ -103,7 +103,6 @@ export const SHELLS = new Set([
 
 /** Options (per wrapper) that take the next word as their value. */
 export const VALUE_OPTS: Record<string, ReadonlySet<string>> = {
-  env: new Set(['-u', '--unset', '-C', '--chdir']),
   timeout: new Set(['-s', '--signal', '-k', '--kill-after']),
   nice: new Set(['-n', '--adjustment']),
   stdbuf: new Set(['-i', '-o', '-e', '--input', '--output', '--error']),

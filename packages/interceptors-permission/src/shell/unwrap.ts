@@ -49,17 +49,25 @@ const optionValue = (
       if (values.has(name) && eq < 0) i++;
       continue;
     }
-    for (let at = 1; at < w.value.length; at++) {
-      const letter = `-${w.value[at]}`;
-      if (letter !== short && !values.has(letter)) continue;
-      const rest = w.value.slice(at + 1);
-      if (letter === short) return rest === '' ? argv[i + 1] : syntheticWord(rest, w.literal);
-      // Another option's value: the rest of the word, or the next word.
-      if (rest === '') i++;
-      break;
-    }
+    const at = valueLetterAt(w.value, (option) => option === short || values.has(option));
+    if (at < 0) continue;
+    const rest = w.value.slice(at + 1);
+    if (`-${w.value[at]}` === short)
+      return rest === '' ? argv[i + 1] : syntheticWord(rest, w.literal);
+    // Another option's value: the rest of the word, or the next word.
+    if (rest === '') i++;
   }
   return undefined;
+};
+
+/**
+ * Short options given together (`-raFILE`, `-ra FILE`): getopt reads the letters as flags up to
+ * the first that takes a value, which takes the rest of the word or else the next word. Answers
+ * that letter's index in `word`, or -1 when every letter is a flag.
+ */
+const valueLetterAt = (word: string, takesValue: (option: string) => boolean): number => {
+  for (let at = 1; at < word.length; at++) if (takesValue(`-${word[at]}`)) return at;
+  return -1;
 };
 
 const withFiles = (result: Unwrapped, files: readonly WrapperFile[]): Unwrapped =>
@@ -109,15 +117,8 @@ const skipOptions = (
       i += values.has(w.value) && eq < 0 ? 2 : 1;
       continue;
     }
-    // Short options given together (`-ra FILE`, `-raFILE`): getopt reads letters as flags up to
-    // the first that takes a value, which takes the rest of the word or else the next word.
-    let step = 1;
-    for (let at = 1; at < w.value.length; at++) {
-      if (!values.has(`-${w.value[at]}`)) continue;
-      if (at === w.value.length - 1) step = 2;
-      break;
-    }
-    i += step;
+    // A value option last in a cluster (`-ra FILE`) takes the next word too.
+    i += valueLetterAt(w.value, (option) => values.has(option)) === w.value.length - 1 ? 2 : 1;
   }
   return i;
 };
