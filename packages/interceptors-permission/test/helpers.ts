@@ -87,3 +87,39 @@ export function filePolicy(options: PermissionOptions): {
     behaviorOf: async (line) => (await ready().explain(bash(line))).behavior,
   };
 }
+
+/** One option of a program that writes, reads or runs, and a harmless flag to combine it with. */
+export interface RiskyOption {
+  readonly program: string;
+  readonly long: string;
+  readonly short?: string;
+  readonly flag?: string;
+  readonly value: string;
+  readonly after: string;
+  /**
+   * The program does not parse with getopt: no abbreviation, no value attached to a short option
+   * (node refuses `-e1` and `--eva=`, running nothing).
+   */
+  readonly exact?: boolean;
+}
+
+/**
+ * Every way one option may be spelled: `--opt=value`, `--opt value`, a unique prefix of the long
+ * name, the short option separated and attached, and after a harmless flag in a cluster.
+ */
+export const optionSpellings = (spec: RiskyOption): string[] => {
+  const prefix = spec.long.slice(0, Math.max(3, spec.long.length - 2));
+  const out = [`--${spec.long}=${spec.value}`, `--${spec.long} ${spec.value}`];
+  if (!spec.exact) out.push(`--${prefix}=${spec.value}`);
+  if (spec.short) out.push(`-${spec.short} ${spec.value}`);
+  if (spec.short && !spec.exact) {
+    out.push(`-${spec.short}${spec.value}`);
+    if (spec.flag) {
+      out.push(
+        `-${spec.flag}${spec.short} ${spec.value}`,
+        `-${spec.flag}${spec.short}${spec.value}`,
+      );
+    }
+  }
+  return out;
+};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../../../test/helpers';
+import { bash, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
 import { loadShellParser } from '../parser';
 import type { ShellWord } from '../words';
@@ -184,14 +184,7 @@ describe('program models', () => {
 });
 
 /** Options that write, run or read, per program, and a harmless flag to combine them with. */
-const RISKY: readonly {
-  readonly program: string;
-  readonly long: string;
-  readonly short?: string;
-  readonly flag?: string;
-  readonly value: string;
-  readonly after: string;
-}[] = [
+const RISKY: readonly RiskyOption[] = [
   { program: 'sort', long: 'output', short: 'o', flag: 'u', value: 'out.txt', after: 'README.md' },
   { program: 'sort', long: 'output', short: 'o', flag: 'r', value: 'src/a.ts', after: 'README.md' },
   { program: 'git diff', long: 'output', value: 'out.txt', after: '' },
@@ -284,20 +277,6 @@ const RISKY: readonly {
   { program: 'diff', long: 'from-file', value: '.env', after: 'README.md' },
 ];
 
-/** Every way one option may be spelled: attached, separated, `--opt=value`, combined short flags. */
-const spellings = (spec: (typeof RISKY)[number]): string[] => {
-  const out = [`--${spec.long}=${spec.value}`, `--${spec.long} ${spec.value}`];
-  if (spec.short) {
-    out.push(`-${spec.short} ${spec.value}`, `-${spec.short}${spec.value}`);
-    if (spec.flag)
-      out.push(
-        `-${spec.flag}${spec.short} ${spec.value}`,
-        `-${spec.flag}${spec.short}${spec.value}`,
-      );
-  }
-  return out;
-};
-
 describe('option spellings (property)', () => {
   it('no spelling of a writing, running or reading option is allowed by a prefix rule', async () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
@@ -305,7 +284,7 @@ describe('option spellings (property)', () => {
     const cases = fc.constantFrom(...RISKY).chain((spec) =>
       fc.record({
         spec: fc.constant(spec),
-        spelling: fc.constantFrom(...spellings(spec)),
+        spelling: fc.constantFrom(...optionSpellings(spec)),
         before: fc.boolean(),
       }),
     );

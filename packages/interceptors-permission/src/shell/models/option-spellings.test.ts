@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filePolicy, makeProject } from '../../../test/helpers';
+import { filePolicy, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
 
 const PROGRAMS = [
   'cp',
@@ -33,17 +33,7 @@ const { explain } = filePolicy({
   },
 });
 
-interface Risky {
-  readonly program: string;
-  readonly long: string;
-  readonly short?: string;
-  readonly flag?: string;
-  readonly value: string;
-  readonly after: string;
-  /** The program does not parse with getopt: no abbreviation, no value attached to a short option (node refuses `-e1` and `--eva=`, running nothing). */
-  readonly exact?: boolean;
-}
-const RISKY: readonly Risky[] = [
+const RISKY: readonly RiskyOption[] = [
   {
     program: 'cp',
     long: 'target-directory',
@@ -141,24 +131,6 @@ const RISKY: readonly Risky[] = [
   { program: 'sort', long: 'files0-from', value: '.env', after: '' },
 ];
 
-/** Attached, separated, `--opt=value`, a unique prefix of the long name, after a flag in a cluster. */
-const spellings = (spec: Risky): string[] => {
-  const prefix = spec.long.slice(0, Math.max(3, spec.long.length - 2));
-  const out = [`--${spec.long}=${spec.value}`, `--${spec.long} ${spec.value}`];
-  if (!spec.exact) out.push(`--${prefix}=${spec.value}`);
-  if (spec.short) out.push(`-${spec.short} ${spec.value}`);
-  if (spec.short && !spec.exact) {
-    out.push(`-${spec.short}${spec.value}`);
-    if (spec.flag) {
-      out.push(
-        `-${spec.flag}${spec.short} ${spec.value}`,
-        `-${spec.flag}${spec.short}${spec.value}`,
-      );
-    }
-  }
-  return out;
-};
-
 describe('option spellings of more models (property)', () => {
   it('no spelling of a writing, reading or running option is allowed', async () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
@@ -166,7 +138,7 @@ describe('option spellings of more models (property)', () => {
     const cases = fc
       .constantFrom(...RISKY)
       .chain((spec) =>
-        fc.record({ spec: fc.constant(spec), spelling: fc.constantFrom(...spellings(spec)) }),
+        fc.record({ spec: fc.constant(spec), spelling: fc.constantFrom(...optionSpellings(spec)) }),
       );
     await fc.assert(
       fc.asyncProperty(cases, async ({ spec, spelling }) => {
@@ -181,7 +153,7 @@ describe('option spellings of more models (property)', () => {
   it('every spelling of every case, once', async () => {
     const allowed: string[] = [];
     for (const spec of RISKY) {
-      for (const spelling of spellings(spec)) {
+      for (const spelling of optionSpellings(spec)) {
         const line = `${spec.program} ${spelling} ${spec.after}`.trim();
         if ((await explain(line)).behavior === 'allow') allowed.push(line);
       }
