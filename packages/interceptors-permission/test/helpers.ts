@@ -91,7 +91,8 @@ export function filePolicy(options: PermissionOptions): {
 /** One option of a program that writes, reads or runs, and a harmless flag to combine it with. */
 export interface RiskyOption {
   readonly program: string;
-  readonly long: string;
+  /** The long name, when the program has one (python's `-c` has none). */
+  readonly long?: string;
   readonly short?: string;
   readonly flag?: string;
   readonly value: string;
@@ -108,9 +109,12 @@ export interface RiskyOption {
  * name, the short option separated and attached, and after a harmless flag in a cluster.
  */
 export const optionSpellings = (spec: RiskyOption): string[] => {
-  const prefix = spec.long.slice(0, Math.max(3, spec.long.length - 2));
-  const out = [`--${spec.long}=${spec.value}`, `--${spec.long} ${spec.value}`];
-  if (!spec.exact) out.push(`--${prefix}=${spec.value}`);
+  const out: string[] = [];
+  if (spec.long !== undefined) {
+    out.push(`--${spec.long}=${spec.value}`, `--${spec.long} ${spec.value}`);
+    const prefix = spec.long.slice(0, Math.max(3, spec.long.length - 2));
+    if (!spec.exact) out.push(`--${prefix}=${spec.value}`);
+  }
   if (spec.short) out.push(`-${spec.short} ${spec.value}`);
   if (spec.short && !spec.exact) {
     out.push(`-${spec.short}${spec.value}`);
