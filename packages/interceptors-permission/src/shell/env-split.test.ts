@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { filePolicy, makeProject } from '../../test/helpers';
-import { envOption } from './unwrap';
+import { envOption } from './env-options';
 
 const { root, home } = makeProject();
 const byPrefix = filePolicy({
