@@ -164,35 +164,6 @@ const BRANCH: OptionTable = {
   },
 };
 
-const REV_PARSE: OptionTable = {
-  long: {
-    ...flags(
-      '--show-toplevel --abbrev-ref --verify --git-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --is-shallow-repository --show-prefix --show-cdup --symbolic --symbolic-full-name --quiet --absolute-git-dir --git-common-dir --show-superproject-working-tree --all --sq --sq-quote --local-env-vars --revs-only --no-revs --flags --no-flags --shared-index-path --show-object-format --show-ref-format --not --keep-dashdash --stop-at-non-option',
-    ),
-    ...values(
-      '--default --prefix --resolve-git-dir --git-path --since --after --until --before --exclude --path-format',
-    ),
-    ...opts('--short --branches --tags --remotes --glob --disambiguate --abbrev-ref', 'opt'),
-  },
-  short: { q: 'flag' },
-};
-
-const LS_FILES: OptionTable = {
-  long: {
-    ...flags(
-      '--cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude-standard --error-unmatch --full-name --recurse-submodules --eol --deduplicate --sparse --resolve-undo --debug',
-    ),
-    ...values('--exclude --exclude-per-directory --format --with-tree'),
-    '--abbrev': 'opt',
-    '--exclude-from': 'read',
-  },
-  short: {
-    ...flags('c d m o i s u k z t v f'),
-    x: 'value',
-    X: 'read',
-  },
-};
-
 const BLAME: OptionTable = {
   long: {
     ...flags(
@@ -333,8 +304,6 @@ const SUBCOMMANDS: Record<string, OptionTable> = {
   grep: GREP,
   status: STATUS,
   branch: BRANCH,
-  'rev-parse': REV_PARSE,
-  'ls-files': LS_FILES,
   blame: BLAME,
 };
 
