@@ -1,17 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectNoUnhandledRejection } from '../test/no-unhandled';
 import { type ChainEntry, createWaterfall, runChain, WaterfallError } from './waterfall';
 
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('unhandledRejection', onUnhandled);
-});
-afterEach(async () => {
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  process.off('unhandledRejection', onUnhandled);
-  expect(unhandled).toEqual([]);
-});
+expectNoUnhandledRejection();
 
 describe("resolved and rejected: reading a listener's promise in the engine's own reaction", () => {
   it("resolved sees what the promise fulfilled with and the link's arguments; its return is what the outer link gets", async () => {

@@ -1,21 +1,11 @@
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectNoUnhandledRejection } from '../test/no-unhandled';
 import { createWaterfall, runChain, WaterfallError, type WaterfallListener } from './waterfall';
 
 type L = WaterfallListener<[string[]], string>;
 
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-beforeEach(() => {
-  unhandled.length = 0;
-  process.on('unhandledRejection', onUnhandled);
-});
-afterEach(async () => {
-  // Give any stray rejection the turns it needs to be reported before asserting none was.
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  process.off('unhandledRejection', onUnhandled);
-  expect(unhandled).toEqual([]);
-});
+expectNoUnhandledRejection();
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
