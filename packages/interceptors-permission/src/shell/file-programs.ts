@@ -50,13 +50,13 @@ const GREP_VALUES = [
   '--label',
 ];
 
+/** GNU tar's short options that take a value (`info tar`, "Short Options"). */
+export const TAR_VALUE_LETTERS = 'bfgCFHIKLNTVX';
+
 /**
  * Programs whose operands name files they read or write. A `Read(...)` deny covers what these read
  * inside a shell command; an `Edit(...)` deny what they write.
  */
-/** GNU tar's short options that take a value (`info tar`, "Short Options"). */
-export const TAR_VALUE_LETTERS = 'bfgCFHIKLNTVX';
-
 export const FILE_PROGRAMS: Record<string, OperandSpec> = {
   cat: R,
   tac: R,
