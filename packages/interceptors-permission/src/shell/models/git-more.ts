@@ -46,41 +46,6 @@ const changes = (fx: ProgramEffects): void => {
  * meets it.
  */
 export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
-  // Where the repository is, what a name resolves to: nothing changes, no file is shown.
-  'rev-parse': {
-    table: {
-      long: {
-        ...flags(
-          '--show-toplevel --abbrev-ref --verify --git-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --is-shallow-repository --show-prefix --show-cdup --symbolic --symbolic-full-name --quiet --absolute-git-dir --git-common-dir --show-superproject-working-tree --all --sq --sq-quote --local-env-vars --revs-only --no-revs --flags --no-flags --shared-index-path --show-object-format --show-ref-format --not --keep-dashdash --stop-at-non-option',
-        ),
-        ...values(
-          '--default --prefix --resolve-git-dir --git-path --since --after --until --before --exclude --path-format',
-        ),
-        ...opts('--short --branches --tags --remotes --glob --disambiguate --abbrev-ref', 'opt'),
-      },
-      short: { q: 'flag' },
-    },
-    judge: () => undefined,
-  },
-  // File names, never their content; `--exclude-from` reads a file of patterns.
-  'ls-files': {
-    table: {
-      long: {
-        ...flags(
-          '--cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude-standard --error-unmatch --full-name --recurse-submodules --eol --deduplicate --sparse --resolve-undo --debug',
-        ),
-        ...values('--exclude --exclude-per-directory --format --with-tree'),
-        '--abbrev': 'opt',
-        '--exclude-from': 'read',
-      },
-      short: {
-        ...flags('c d m o i s u k z t v f'),
-        x: 'value',
-        X: 'read',
-      },
-    },
-    judge: () => undefined,
-  },
   'cat-file': {
     table: {
       long: flags(
@@ -190,5 +155,40 @@ export const MORE_SUBCOMMANDS: Readonly<Record<string, SubcommandModel>> = {
       }
       changes(fx);
     },
+  },
+  // Where the repository is, what a name resolves to: nothing changes, no file is shown.
+  'rev-parse': {
+    table: {
+      long: {
+        ...flags(
+          '--show-toplevel --abbrev-ref --verify --git-dir --is-inside-work-tree --is-inside-git-dir --is-bare-repository --is-shallow-repository --show-prefix --show-cdup --symbolic --symbolic-full-name --quiet --absolute-git-dir --git-common-dir --show-superproject-working-tree --all --sq --sq-quote --local-env-vars --revs-only --no-revs --flags --no-flags --shared-index-path --show-object-format --show-ref-format --not --keep-dashdash --stop-at-non-option',
+        ),
+        ...values(
+          '--default --prefix --resolve-git-dir --git-path --since --after --until --before --exclude --path-format',
+        ),
+        ...opts('--short --branches --tags --remotes --glob --disambiguate --abbrev-ref', 'opt'),
+      },
+      short: { q: 'flag' },
+    },
+    judge: () => undefined,
+  },
+  // File names, never their content; `--exclude-from` reads a file of patterns.
+  'ls-files': {
+    table: {
+      long: {
+        ...flags(
+          '--cached --deleted --modified --others --ignored --stage --unmerged --killed --directory --no-empty-directory --exclude-standard --error-unmatch --full-name --recurse-submodules --eol --deduplicate --sparse --resolve-undo --debug',
+        ),
+        ...values('--exclude --exclude-per-directory --format --with-tree'),
+        '--abbrev': 'opt',
+        '--exclude-from': 'read',
+      },
+      short: {
+        ...flags('c d m o i s u k z t v f'),
+        x: 'value',
+        X: 'read',
+      },
+    },
+    judge: () => undefined,
   },
 };
