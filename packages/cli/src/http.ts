@@ -6,17 +6,8 @@ import {
 } from 'node:http';
 import { isIP } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type {
-  AuthInfo,
-  JSONRPCMessage,
-  McpHandlerRequestOptions,
-} from '@modelcontextprotocol/server';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  type Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway';
 import { type AdmissionRules, admitRequest } from './http-admit';
 import { HTTP_DEFAULTS, isLoopbackHost } from './http-defaults';
@@ -35,9 +26,9 @@ import {
 import { OAuthResourceServer } from './http-oauth';
 import type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './http-options';
 import { ReplicaSessions, refuseWith } from './http-replicas';
+import { LegacySessions, type Session } from './http-sessions';
 import { principalOf } from './principal';
-import { createGatewayServerFactory, newSessionId } from './serve';
-import { type LeanTransport, leanToolCalls } from './serve-lean-calls';
+import { createGatewayServerFactory } from './serve';
 
 export { isWellFormedHost, isWellFormedOrigin } from './http-guards';
 export {
@@ -49,20 +40,6 @@ export {
 export { type OAuthOptions, OAuthSetupError } from './http-oauth';
 export type { HttpGateway, HttpServeClientsOptions, HttpServeOptions } from './http-options';
 export { HTTP_DEFAULTS, isLoopbackHost };
-
-function jsonRpcError(
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(
-    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
-    {
-      status,
-      headers: { 'content-type': 'application/json', ...headers },
-    },
-  );
-}
 
 /**
  * Serves the gateway over Streamable HTTP, with the guards a network endpoint needs:
@@ -122,40 +99,17 @@ async function serve(
   });
   const unsubscribeModern = gateway.registry.on('change', () => modern.notify.toolsChanged());
 
-  interface Session {
-    readonly transport: WebStandardStreamableHTTPServerTransport;
-    /** The server's side of `transport`, which takes plain `tools/call`s on the lean path. */
-    readonly lean: LeanTransport;
-    readonly server: Server;
-    /** Who opened it (the client, and an OAuth token's subject): only they reach it. */
-    readonly identity: string;
-    /** Hands the server an answer to one of its questions routed here from another replica. */
-    readonly deliver: (message: JSONRPCMessage) => void;
-    timer: NodeJS.Timeout | undefined;
-    /** When it was last used here (a copy of a shared session idle longest gives way first). */
-    lastUsed: number;
-  }
-  const sessions = new Map<string, Session>();
+  const held = new LegacySessions(made, { maxBodyBytes, maxSessions, sessionIdleMs, onError });
+  const { sessions } = held;
   let leanCalls = 0;
-  let opening = 0;
 
   // With a shared state store, a session opened on one replica is served by any: its record is in
   // the store, and the answers to its questions reach the replica that asked.
   let replicas: ReplicaSessions<Session> | undefined;
   if (gateway.state) {
     try {
-      replicas = await ReplicaSessions.start(
-        gateway.state,
-        sessionIdleMs,
-        {
-          sessions,
-          maxSessions,
-          opening: () => opening,
-          drop: (id) => dropSession(id),
-          open: (authInfo, id) => openSession(authInfo, id),
-        },
-        onError,
-      );
+      replicas = await ReplicaSessions.start(gateway.state, sessionIdleMs, held, onError);
+      held.replicas = replicas;
     } catch (error) {
       // A replica that cannot start leaves nothing behind.
       unsubscribeModern();
@@ -163,119 +117,6 @@ async function serve(
       throw error;
     }
   }
-
-  const dropSession = (id: string) => {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
-    clearTimeout(session.timer);
-    void session.server.close().catch(() => {});
-  };
-  const touch = (id: string, session: Session, inStore = true) => {
-    clearTimeout(session.timer);
-    session.timer = setTimeout(() => dropSession(id), sessionIdleMs);
-    session.timer.unref();
-    session.lastUsed = Date.now();
-    // In use here is in use: its record lives on; a record gone means it was closed elsewhere.
-    if (inStore) replicas?.touch(id);
-  };
-
-  const legacy = async (
-    request: Request,
-    authInfo: AuthInfo,
-    parsedBody: unknown,
-  ): Promise<Response> => {
-    const options = parsedBody === undefined ? { authInfo } : { authInfo, parsedBody };
-    const id = request.headers.get('mcp-session-id');
-    if (id !== null) {
-      const session = sessions.get(id);
-      // Another client's session answers as one that does not exist: its id tells nothing.
-      if (!session || session.identity !== principalOf(authInfo))
-        return jsonRpcError(
-          404,
-          'Session not found: it ended or expired, or another client opened it. Initialize a new session.',
-        );
-      touch(id, session);
-      return session.transport.handleRequest(request, options);
-    }
-    if (request.method !== 'POST') {
-      return jsonRpcError(
-        400,
-        'Missing Mcp-Session-Id header: initialize a session with a POST first.',
-      );
-    }
-    if (sessions.size + opening >= maxSessions) {
-      return jsonRpcError(
-        503,
-        `Too many sessions: this gateway holds at most ${maxSessions}. Close an unused session (HTTP DELETE) or retry later.`,
-        { 'retry-after': '5' },
-      );
-    }
-    opening++;
-    try {
-      const { server, transport } = await openSession(authInfo);
-      const response = await transport.handleRequest(request, options);
-      // Not an initialize request: no session was made, so nothing must stay behind.
-      if (transport.sessionId === undefined) await server.close().catch(() => {});
-      else if (replicas) {
-        // Recorded before the client learns the id: any replica can then serve its next request.
-        const refused = await replicas.record(transport.sessionId, authInfo, parsedBody);
-        if (refused) {
-          void response.body?.cancel().catch(() => {});
-          return jsonRpcError(refused.status, refused.message, refused.headers ?? {});
-        }
-      }
-      return response;
-    } finally {
-      opening--;
-    }
-  };
-
-  /**
-   * A server and transport for one 2025-era session: a new one (its id made at `initialize`), or
-   * (`id`) one another replica opened, taken over here.
-   */
-  const openSession = async (authInfo: AuthInfo, id?: string) => {
-    const server = (await made.factory({ era: 'legacy' })) as Server;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: id === undefined ? newSessionId : () => id,
-      maxRequestBodySize: maxBodyBytes,
-      onsessioninitialized: (sessionId) => {
-        const session: Session = {
-          transport,
-          lean,
-          server,
-          identity: principalOf(authInfo) as string,
-          deliver: (message) => wire.deliver?.(message),
-          timer: undefined,
-          lastUsed: Date.now(),
-        };
-        sessions.set(sessionId, session);
-        // Not in the store yet: a new session's record is written once its initialize is
-        // answered (a push of its expiry now would find nothing, and drop it).
-        touch(sessionId, session, false);
-      },
-      // With a store, the record was deleted (and the close announced) before the SDK saw the
-      // DELETE: see `handle`.
-      onsessionclosed: (sessionId) => dropSession(sessionId),
-    });
-    const identity = authInfo.clientId;
-    const lean = leanToolCalls(transport, {
-      server: () =>
-        server.transport !== undefined && server.getClientCapabilities() !== undefined
-          ? server
-          : undefined,
-      callTool: (s, callId, name, args, signal) =>
-        made.callTool(s, callId, name, args, signal, identity),
-      handOver: made.handOver,
-    });
-    lean.onerror = onError;
-    const wire: LeanTransport & { deliver?: (message: JSONRPCMessage) => void } = replicas
-      ? replicas.wire(lean)
-      : lean;
-    await server.connect(wire);
-    return { server, transport };
-  };
 
   // Reached only by requests the Node handler below has checked; who is calling comes from there
   // (never from a header a client could set).
@@ -287,7 +128,9 @@ async function serve(
       const legacyEra = await isLegacyRequest(request, parsedBody, {
         maxRequestBodySize: maxBodyBytes,
       });
-      return legacyEra ? legacy(request, authInfo, parsedBody) : modern.fetch(request, options);
+      return legacyEra
+        ? held.handle(request, authInfo, parsedBody)
+        : modern.fetch(request, options);
     },
   };
   const nodeHandler = toNodeHandler(fetchHandler, {
@@ -380,7 +223,7 @@ async function serve(
       if (session.lean.takeCall(parsed, sink)) {
         sink.arm();
         leanCalls++;
-        touch(sessionId, session);
+        held.touch(sessionId, session);
         const { id } = parsed as { id: string | number };
         res.once('close', () => {
           if (!res.writableEnded) {
@@ -463,7 +306,7 @@ async function serve(
         replicas?.close();
         unsubscribeModern();
         made.dispose();
-        for (const id of [...sessions.keys()]) dropSession(id);
+        held.dropAll();
         await modern.close().catch(() => {});
         await new Promise<void>((resolve) => {
           httpServer.close(() => resolve());
