@@ -14,7 +14,11 @@ type Any = any;
 const sleeper = (name: string, log: string[], safe = true) => ({
   name,
   description: `${name} waits.`,
-  parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+  parameters: {
+    type: 'object',
+    properties: { ms: { type: 'number' }, after: { type: 'string' } },
+    required: ['ms'],
+  },
   output: {
     schema: { type: 'number' },
     render: (_a: unknown, v: unknown) => [{ type: 'text', text: String(v) }],
@@ -23,6 +27,11 @@ const sleeper = (name: string, log: string[], safe = true) => ({
   execute: async (args: Any) => {
     log.push(`start ${name}:${args.ms}`);
     await new Promise((resolve) => setTimeout(resolve, args.ms));
+    // `after`: ends only once that line is in the log, so an order a test asserts does not depend
+    // on how fast a loaded machine runs the other body.
+    while (args.after !== undefined && !log.includes(args.after)) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
     log.push(`end ${name}:${args.ms}`);
     return args.ms;
   },
@@ -85,10 +94,10 @@ async function boot() {
   return { root, log };
 }
 
-const call = (callId: string, name: string, ms: number) => ({
+const call = (callId: string, name: string, ms: number, after?: string) => ({
   callId,
   name,
-  arguments: { ms },
+  arguments: after === undefined ? { ms } : { ms, after },
   signal: new AbortController().signal,
 });
 
@@ -97,7 +106,12 @@ describe('the harness scheduler', () => {
     const { root, log } = await boot();
     const results = await runGroup(
       root.tools,
-      [call('c1', 'slow', 30), call('c2', 'slow', 1), call('c3', 'slow', 0), call('c4', 'nope', 1)],
+      [
+        call('c1', 'slow', 30, 'end slow:1'),
+        call('c2', 'slow', 1),
+        call('c3', 'slow', 0),
+        call('c4', 'nope', 1),
+      ],
       log,
     );
     expect(results.map((r) => r.isError)).toEqual([false, false, true, true]);
@@ -106,7 +120,8 @@ describe('the harness scheduler', () => {
     // A policy's denial has no info, as on the harness; ours still has its code.
     expect(results[2]?.error).toMatchObject({ code: 'DENIED' });
     expect(results[2]?.error?.info).toBeUndefined();
-    // The second body ended before the first did: they overlapped.
+    // The second body ended before the first did: they overlapped (c1's body ends only after c2's,
+    // so bodies run one after another would never finish and the test would time out).
     expect(log.indexOf('end slow:1')).toBeLessThan(log.indexOf('end slow:30'));
     expect(log.indexOf('start slow:1')).toBeLessThan(log.indexOf('end slow:30'));
     // Pre-execute in order, before anything later was prepared; post and result in order.
