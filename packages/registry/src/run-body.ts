@@ -21,8 +21,11 @@ export interface BodyLimits {
   readonly timers?: Timers;
 }
 
-/** Where a body execution's signal comes from: called on the first read of `exec.signal`. */
-type SignalSource = () => AbortSignal;
+/**
+ * Where a body execution's signal comes from, on the first read of `exec.signal`: a function (under
+ * a deadline), or the bare call's state, whose controller is made then (no closure per call).
+ */
+type SignalSource = (() => AbortSignal) | CallState;
 
 /**
  * Stamps a private slot onto a plain object (a base constructor that returns the object it is
@@ -43,7 +46,10 @@ class WithSignal extends Base {
   }
   static read(target: object): AbortSignal {
     if (!(#source in target)) throw new TypeError('signal: not a tool body execution');
-    return (target as WithSignal).#source();
+    const source = (target as WithSignal).#source;
+    if (typeof source === 'function') return source();
+    source.controller ??= new AbortController();
+    return source.controller.signal;
   }
 }
 
@@ -202,10 +208,7 @@ async function runBare(
 ): Promise<ToolExecutionResult> {
   const { callId } = exec;
   state.stop = stopBare;
-  const bodyExec = bodyExecution(exec, extensions, () => {
-    state.controller ??= new AbortController();
-    return state.controller.signal;
-  });
+  const bodyExec = bodyExecution(exec, extensions, state);
   let result: ToolExecutionResult;
   let outcome: unknown;
   try {

@@ -1,3 +1,4 @@
+import { isProxy } from 'node:util/types';
 /** One problem found in a value: where (a JSON pointer, `""` for the root) and what. */
 export interface Violation {
   readonly path: string;
@@ -36,6 +37,14 @@ export interface JsonCopy {
 
 const getOwn = Object.getOwnPropertyDescriptor;
 const ObjectProto = Object.prototype;
+const hasOwn = Object.hasOwn;
+// Whether an own property is an accessor, asked without allocating a descriptor: on an object that
+// is not a Proxy (checked first) these read the property's own descriptor in the engine, call
+// nothing, and answer its getter or setter (undefined for a data property).
+const getterOf = (ObjectProto as unknown as { __lookupGetter__: (key: PropertyKey) => unknown })
+  .__lookupGetter__;
+const setterOf = (ObjectProto as unknown as { __lookupSetter__: (key: PropertyKey) => unknown })
+  .__lookupSetter__;
 
 /**
  * Sets a key of a fresh copy. A key that `Object.prototype` also has (`__proto__`, `constructor`,
@@ -148,7 +157,10 @@ const copyTree = (value: unknown): JsonCopy | JsonProblems => {
     let copy: unknown[] | Record<string, unknown>;
     if (Array.isArray(object)) {
       onPath.add(object);
-      const n = object.length;
+      // Through its descriptor too: a Proxy's `get` trap is code, and could answer any length.
+      const length: unknown = getOwn(object, 'length')?.value;
+      const n =
+        typeof length === 'number' && Number.isSafeInteger(length) && length > 0 ? length : 0;
       const out: unknown[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const at = `${path}/${i}`;
@@ -214,16 +226,20 @@ const fast = (v: unknown, depth: number): unknown => {
   if (type === 'number') return Number.isFinite(v) ? v : NOT_PLAIN;
   if (type !== 'object') return NOT_PLAIN;
   if (v === null) return null;
-  if (--budget < 0 || depth >= MAX_DEPTH) return NOT_PLAIN;
+  // A Proxy answers each of the questions below with code of its own: the full walk reads it.
+  if (--budget < 0 || depth >= MAX_DEPTH || isProxy(v)) return NOT_PLAIN;
   if (Array.isArray(v)) {
     const n = v.length;
     const out: unknown[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      const descriptor = getOwn(v, i);
       // A hole, or an accessor: the full walk reports it.
-      if (descriptor === undefined || descriptor.get !== undefined || descriptor.set !== undefined)
+      if (
+        !hasOwn(v as object, i) ||
+        getterOf.call(v, i) !== undefined ||
+        setterOf.call(v, i) !== undefined
+      )
         return NOT_PLAIN;
-      const x = fast(descriptor.value, depth + 1);
+      const x = fast(v[i], depth + 1);
       if (x === NOT_PLAIN) return NOT_PLAIN;
       out[i] = x;
     }
@@ -235,10 +251,10 @@ const fast = (v: unknown, depth: number): unknown => {
   // for-in lists own enumerable keys without allocating an array (and inherited ones, which only a
   // polluted Object.prototype has: they have no own descriptor, and are skipped).
   for (const key in v as object) {
-    const descriptor = getOwn(v, key);
-    if (descriptor === undefined) continue;
-    if (descriptor.get !== undefined || descriptor.set !== undefined) return NOT_PLAIN;
-    const value = descriptor.value;
+    if (!hasOwn(v as object, key)) continue;
+    if (getterOf.call(v, key) !== undefined || setterOf.call(v, key) !== undefined)
+      return NOT_PLAIN;
+    const value = (v as Record<string, unknown>)[key];
     if (value === undefined) continue;
     const x = fast(value, depth + 1);
     if (x === NOT_PLAIN) return NOT_PLAIN;
