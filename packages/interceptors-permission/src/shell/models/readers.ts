@@ -1,4 +1,4 @@
-import { type ShellWord, syntheticWord } from '../words';
+import { isProcessSubstitution, type ShellWord, syntheticWord } from '../words';
 import { FOUND } from './found';
 import {
   effectsOf,
@@ -12,7 +12,10 @@ import {
   readOptions,
   values,
 } from './model';
-import { judgeAwkProgram, judgeJqFilter, judgeSedScript } from './scripts';
+import { judgeAwkProgram, judgeSedScript } from './scripts';
+
+// jq's model has a file of its own; programs.ts takes every reader from here.
+export { jq } from './jq';
 
 const digits = opts('0 1 2 3 4 5 6 7 8 9', 'flag');
 
@@ -26,6 +29,15 @@ export const reader =
     return fx;
   };
 
+/**
+ * grep's `-d ACTION`: grep takes any unambiguous beginning of `read`, `recurse` or `skip`
+ * (`-d rec` reads the tree), so a value that is not known before it runs may recurse too.
+ */
+const directories: OptionKind = (v, fx) => {
+  if (!v.literal) notUnderstood(fx, `grep -d ${v.text} is not known before it runs`);
+  else if (v.value.length >= 3 && 'recurse'.startsWith(v.value)) fx.recursive = true;
+};
+
 const GREP_TABLE: OptionTable = {
   long: {
     ...flags(
@@ -38,9 +50,7 @@ const GREP_TABLE: OptionTable = {
     ...opts('--recursive --dereference-recursive', 'tree'),
     '--file': 'read',
     '--exclude-from': 'read',
-    '--directories': (v, fx) => {
-      if (v.value === 'recurse') fx.recursive = true;
-    },
+    '--directories': directories,
   },
   short: {
     ...flags('i y w x c l L n h H o q s b E F G P z Z a I U T v'),
@@ -49,9 +59,7 @@ const GREP_TABLE: OptionTable = {
     r: 'tree',
     R: 'tree',
     f: 'read',
-    d: (v, fx) => {
-      if (v.value === 'recurse') fx.recursive = true;
-    },
+    d: directories,
   },
 };
 
@@ -226,6 +234,8 @@ export const awk: Model = (argv) => {
       '--source': source,
     },
     short: { ...values('F v'), ...flags('b P c S'), f: file, e: source },
+    // awk reads no option after its first operand: `awk 1 -F .env` reads the files -F and .env.
+    stopAtOperand: true,
   };
   const operands = readOptions(argv, 1, table, fx);
   if (fromFile) notUnderstood(fx, `${program} -f runs a program from a file the model cannot see`);
@@ -258,72 +268,6 @@ export const SORT_TABLE: OptionTable = {
     ...values('k t S T'),
     o: 'write',
   },
-};
-
-/** Built once: a model runs for every decision. */
-const JQ_OPTIONS: OptionTable = {
-  long: {
-    ...flags(
-      '--null-input --raw-input --slurp --compact-output --raw-output --raw-output0 --join-output --ascii-output --sort-keys --color-output --monochrome-output --tab --exit-status --seq --stream --stream-errors --unbuffered --args --jsonargs',
-    ),
-    '--indent': 'value',
-    '--from-file': 'read',
-    '--library-path': 'value',
-  },
-  short: {
-    ...flags('n R s c r j a S C M e'),
-    f: 'read',
-    L: 'value',
-  },
-};
-
-/** Whether jq's option `v`, read by JQ_OPTIONS, takes the next word as its value (`-L`, `-nf`). */
-const jqTakesNext = (v: string): boolean =>
-  /^--(indent|library-path|from-file)$/.test(v) || /^-[nRscrjaSCMe]*[fL]$/.test(v);
-
-export const jq: Model = (argv) => {
-  const fx = effectsOf('jq');
-  const rest: ShellWord[] = [argv[0] as ShellWord];
-  // jq reads its words in one pass: an option's value is no option (`jq -L --args . .env` reads
-  // .env), and after `--` every word is positional (`jq . -- --arg a .env` reads a, .env).
-  let done = false;
-  // Where --args / --jsonargs stand in `rest`: the positional words after it are values.
-  let argsAt = -1;
-  for (let i = 1; i < argv.length; i++) {
-    const w = argv[i] as ShellWord;
-    const option = w.literal && !done ? w.value : '';
-    // Two values: a name and a value or file.
-    if (option === '--arg' || option === '--argjson') i += 2;
-    else if (option === '--slurpfile' || option === '--rawfile') {
-      const file = argv[i + 2];
-      if (file) fx.reads.push(file);
-      i += 2;
-    } else {
-      if (option === '--') done = true;
-      if ((option === '--args' || option === '--jsonargs') && argsAt < 0) argsAt = rest.length;
-      rest.push(w);
-      const value = argv[i + 1];
-      if (jqTakesNext(option) && value) {
-        rest.push(value);
-        i++;
-      }
-    }
-  }
-  const given = new Set<string>();
-  const operands = readOptions(rest, 1, JQ_OPTIONS, fx, given);
-  // `-f FILE`: the filter is that file, which the model cannot see.
-  const fromFile = given.has('-f') || given.has('--from-file');
-  if (fromFile) notUnderstood(fx, 'jq -f runs a filter from a file the model cannot see');
-  const filter = fromFile ? undefined : operands[0];
-  if (filter) judgeJqFilter(filter, fx);
-  // After --args / --jsonargs the positional words are values, not files; the ones before are
-  // still files read (`jq -R . .env --args x` prints .env).
-  fx.reads.push(
-    ...(fromFile ? operands : operands.slice(1)).filter(
-      (w) => argsAt < 0 || rest.indexOf(w) < argsAt,
-    ),
-  );
-  return fx;
 };
 
 /** find: start paths read recursively; `-exec` and friends run a command, judged on its own. */
@@ -405,8 +349,17 @@ export const find: Model = (argv) => {
     '-nowarn',
     '-warn',
   ]);
+  // Global options stand before the start paths: -H / -L / -P, -D with its value in the next word,
+  // -O with its level attached (`-Dtree` and `-HL` are predicates find does not know).
+  // (A word not known before it runs holds its source text, `$x` or `~u`, which matches none.)
   let i = 1;
-  while (i < argv.length && /^-[HLP]$/.test(argv[i]?.value ?? '')) i++;
+  for (; i < argv.length; i++) {
+    const v = (argv[i] as ShellWord).value;
+    const next = argv[i + 1];
+    if (/^-([HLP]|O\d+)$/.test(v)) continue;
+    if (v === '-D' && next?.literal && !next.glob) i++;
+    else break;
+  }
   const starts: ShellWord[] = [];
   for (; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
@@ -417,7 +370,10 @@ export const find: Model = (argv) => {
     starts.push(w);
   }
   fx.reads.push(...(starts.length > 0 ? starts : [syntheticWord('.', true)]));
-  const safeFound = starts.every((w) => w.literal && !w.value.startsWith('-'));
+  // With -files0-from the start paths come from a file, and `{}` may be any of them (`-rf`).
+  const safeFound =
+    starts.every((w) => w.literal && !w.value.startsWith('-')) &&
+    !argv.some((w) => w.value === '-files0-from');
   for (; i < argv.length; i++) {
     const w = argv[i] as ShellWord;
     const v = w.value;
@@ -438,10 +394,23 @@ export const find: Model = (argv) => {
       continue;
     }
     if (v === '-exec' || v === '-execdir' || v === '-ok' || v === '-okdir') {
+      // find ends the command at `;`, and -exec / -execdir also at a `+` right after `{}`: any
+      // other `+` is an argument (`-exec grep -- x + -o -name .env -exec echo {} +` reads .env).
+      const plus = v === '-exec' || v === '-execdir';
       const cmd: ShellWord[] = [];
+      let stray = -1;
       for (i++; i < argv.length; i++) {
         const c = argv[i] as ShellWord;
-        if (c.value === ';' || c.value === '+') break;
+        if (
+          c.value === ';' ||
+          (plus && c.value === '+' && (argv[i - 1] as ShellWord).value === '{}')
+        )
+          break;
+        if (c.value === '+' && stray < 0) stray = i;
+        // A word not known before it runs may be `;` (`$(echo ';')`, a file named `;`): the
+        // command would end there, and the words after it be find's (`-delete`).
+        if ((!c.literal || c.glob) && !isProcessSubstitution(c))
+          notUnderstood(fx, `${c.text} in find ${v}'s command could end it and begin an action`);
         // `{}` is each file found: not known before it runs.
         cmd.push(
           c.value === '{}' && safeFound
@@ -453,6 +422,9 @@ export const find: Model = (argv) => {
       }
       if (cmd.length > 0) fx.runs.push(cmd);
       else notUnderstood(fx, `find ${v} names no command`);
+      // The words after such a `+` are read as find's too, as a find that ended there would: a
+      // second reading that only adds what it judges (`-exec grep x + -exec rm x ;` asks of rm).
+      if (stray >= 0) i = stray;
       continue;
     }
     if (v === '-fprint' || v === '-fprint0' || v === '-fls' || v === '-fprintf') {

@@ -272,10 +272,11 @@ export function judgeAwkProgram(program: ShellWord, fx: ProgramEffects): void {
     return;
   }
   // gawk calls a function by a name held in a variable (`f = "sys" "tem"; @f("cmd")`), built-in
-  // ones too: an indirect call may be system(). A print's words may go on after a comma on the
-  // next line (`print "x",⏎"y" > "f"`).
+  // ones too: an indirect call may be system(). gawk's SYMTAB reaches any variable by a name
+  // built at run time (`SYMTAB["AR" "GV"][1] = ".env"`). A print's words may go on after a comma
+  // on the next line (`print "x",⏎"y" > "f"`).
   const reach =
-    /\bsystem\s*\(|\||print[f]?\b[^;}]*>|\bgetline\b|@(include|load)|@[A-Za-z_][A-Za-z0-9_:]*\s*\(|\bENVIRON\b|\bARGV\b|\bclose\s*\(|\bfflush\s*\(/;
+    /\bsystem\s*\(|\||print[f]?\b[^;}]*>|\bgetline\b|@(include|load)|@[A-Za-z_][A-Za-z0-9_:]*\s*\(|\bENVIRON\b|\bARGV\b|\bSYMTAB\b|\bclose\s*\(|\bfflush\s*\(/;
   const hit =
     reach.exec(read.code.replace(/\|\|/g, ' OR ')) ??
     reach.exec(read.bare.replace(/\|\|/g, ' OR '));
@@ -297,6 +298,7 @@ export function judgeJqFilter(filter: ShellWord, fx: ProgramEffects): void {
   const code = filter.value.replace(/"(?:\\.|[^"\\])*"|#[^\n]*/g, (m) =>
     m.startsWith('#') ? '' : m.includes('\\(') ? m : '""',
   );
-  if (/\b(import|include)\b/.test(code))
+  // `"m" | modulemeta` reads the module m.jq from the search path as `import` does.
+  if (/\b(import|include|modulemeta)\b/.test(code))
     notUnderstood(fx, 'the jq filter imports a module, which reads files from the search path');
 }
