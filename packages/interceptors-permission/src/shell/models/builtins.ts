@@ -180,13 +180,23 @@ export const unset: Model = (argv) => {
 
 /**
  * ls lists names and reads no content, and none of its options writes or runs anything: a literal
- * operand is still checked as a path (as for any program), a glob is only a list of names.
+ * operand is still checked as a path (as for any program), a glob is only a list of names. With
+ * `-R` it lists every directory below (the working directory's without an operand), a protected
+ * one's names too, so it reads them as `grep -r` does; with `-L` through symbolic links.
  */
 export const ls: Model = (argv) => {
   const fx = effectsOf('ls');
-  for (const w of argv.slice(1)) {
-    if (w.literal && !w.glob && !w.value.startsWith('-')) fx.reads.push(w);
+  // An option is read from its first letters, quoted or not (`-R"$x"` is `-R` when x is empty).
+  const words = argv.slice(1);
+  fx.recursive = words.some((w) => /^-[^-]*R/.test(w.value) || /^--rec/.test(w.value));
+  if (words.some((w) => /^-[^-]*L/.test(w.value) || w.value === '--dereference'))
+    fx.followsLinks = true;
+  for (const w of words) {
+    // A name not known is listed as a name (`ls "$d"`), but its tree is read by `ls -R "$d"`.
+    if (w.literal ? !w.value.startsWith('-') && (!w.glob || fx.recursive) : fx.recursive)
+      fx.reads.push(w);
   }
+  if (fx.recursive && fx.reads.length === 0) fx.reads.push(syntheticWord('.', true));
   return fx;
 };
 
