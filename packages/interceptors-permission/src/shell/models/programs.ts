@@ -1,8 +1,11 @@
+import { tar } from './archive';
 import { declare, echo, ls, mapfile, printf, read, test, unset } from './builtins';
 import { COMPRESSORS, csplit, patch, split, uniq, unzip } from './file-writers';
+import { node, perl, python, ruby } from './interpreters';
 import type { Model } from './model';
+import { curl, wget } from './network';
 import { awk, find, grep, jq, reader, rg, SORT_TABLE, sed } from './readers';
-import { copier, curl, dd, interpreter, packageManager, tar, tee, wget } from './runners';
+import { copier, dd, interpreter, packageManager, tee } from './runners';
 
 /** Programs with a model, by base name. */
 export const MODELS: Readonly<Record<string, Model>> = {
@@ -32,14 +35,13 @@ export const MODELS: Readonly<Record<string, Model>> = {
   echo,
   ls,
   printf,
-  // `--eval=CODE` too: node takes a long option's value after `=`.
-  node: interpreter(/^(-e|-p|--eval(=.*)?|--print(=.*)?|-[a-zA-Z]*[ep])$/s),
-  deno: interpreter(/^(eval)$/),
+  node,
+  deno: interpreter(/^(eval|repl)$/),
   bun: interpreter(/^(-e|--eval(=.*)?|-p|--print(=.*)?)$/s),
-  python: interpreter(/^-[a-zA-Z]*c/),
-  python3: interpreter(/^-[a-zA-Z]*c/),
-  perl: interpreter(/^-[a-zA-Z]*[eE]/),
-  ruby: interpreter(/^-[a-zA-Z]*e/),
+  python,
+  python3: python,
+  perl,
+  ruby,
   npm: packageManager,
   pnpm: packageManager,
   yarn: packageManager,
