@@ -310,9 +310,9 @@ export const scriptRunner =
     }
     const script = state.script === 'none' ? argv[i] : undefined;
     const ownCode = state.info || state.ownFiles;
-    // The bare name (`node`) reads standard input too; whether that is a pipe or a terminal is the
-    // line's to say, not the words' (a test pins it allowed: see the round-nine report).
-    const fromStdin = script === undefined ? argv.length > 1 : script.value === '-';
+    // The bare name (`node`, `echo … | python3`) reads its code from standard input too: as much
+    // code on the command line as `-e`, and a terminal there is no agent's.
+    const fromStdin = script === undefined || script.value === '-';
     if (state.script === 'none' && !ownCode && fromStdin)
       notUnderstood(fx, `${fx.program} without a script runs code from its standard input`);
     // The script's words, read as a program's operands are: each literal one may be a file.

@@ -347,10 +347,22 @@ describe('interpreters and package managers: only their own options, and their o
     'python3 x.py -c 1',
     'perl x.pl -e 1',
     'ruby x.rb -e 1',
-    'node',
   ])('%s: allowed', async (line) => {
     const d = await explain(line);
     expect(d.behavior, d.reason).toBe('allow');
+  });
+  // Alone, an interpreter runs the code its standard input holds: code on the command line.
+  it.each([
+    'node',
+    'python3',
+    'perl',
+    'ruby',
+    "echo 'require(`fs`).rmSync(`src`, { recursive: true })' | node",
+    "printf 'import os' | python3 -u",
+  ])('%s: asks, saying it reads code from standard input', async (line) => {
+    const d = await explain(line);
+    expect(d.behavior, d.reason).toBe('ask');
+    expect(d.reason).toContain('without a script runs code from its standard input');
   });
   it.each([
     // Operands are checked as written: the interpreter reads the script it runs.
