@@ -220,7 +220,8 @@ export const BYPASS: readonly BypassCase[] = [
   ['glob-prefix', 'bash', 'cat .e*', 'ask'],
   ['glob-star', 'bash', 'cat *', 'ask'],
   ['glob-question', 'bash', 'cat .en?', 'ask'],
-  ['brace-expansion', 'bash', 'cat .{env,x}', 'ask'],
+  // bash makes `.env` and `.x` of it: a read of .env, as sure as `cat .env`.
+  ['brace-expansion', 'bash', 'cat .{env,x}', 'deny'],
   ['glob-in-dir', 'bash', 'cat secrets/*', 'ask'],
   ['recursive-grep', 'bash', 'grep -r TOKEN .', 'ask'],
   ['rg-default-dir', 'bash', 'rg TOKEN', 'ask'],

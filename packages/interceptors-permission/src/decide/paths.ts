@@ -4,6 +4,7 @@ import { collectPathArgs } from '@dsh-tools/policy-kit';
 import type { ToolView } from '@dsh-tools/protocol';
 import { isProcessSubstitution, type ShellWord, syntheticWord } from '../shell/words';
 import type { RuleBehavior } from '../types';
+import { judgeBraceWords } from './brace-operands';
 import { linkedGlobMatches, MAX_GLOB_ENTRIES } from './links';
 import { type DecisionTrail, type Part, RANK, record } from './parts';
 import { isFamily } from './policy';
@@ -177,6 +178,10 @@ export function shellOperand(
       reason: `the file operand ${word.text} is not known before it runs and could be a file a path rule protects (${what})`,
     };
   }
+  const braced = judgeBraceWords(word, subject, (each) =>
+    shellOperand(trail, access, each, cwds, knownProgram, subject, recursive, depth),
+  );
+  if (braced !== 'as is') return braced;
   let worst: Part | undefined;
   for (const cwd of cwds) {
     const relative = !isAbsolute(word.value) && !word.value.startsWith('~');

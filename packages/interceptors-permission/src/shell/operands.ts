@@ -17,6 +17,15 @@ export interface Operands {
  * treated as one (checking a non-file against a deny rule costs nothing; missing a file would let a
  * read through). For programs not in the table, literal operands are still returned as reads.
  */
+/**
+ * The part of an option word that is a file (`-fFILE`, `--file=FILE`): a glob or brace in the word
+ * stays one in the part (`-f{x,.env}` reads x and .env), for the path rules to judge as a glob.
+ */
+const valuePart = (word: ShellWord, text: string): ShellWord => ({
+  ...syntheticWord(text, true),
+  glob: word.glob,
+});
+
 export function fileOperands(words: readonly ShellWord[]): Operands {
   const program = baseName(words[0]?.value ?? '');
   // An own entry only: `constructor` or `__proto__` names no program of the table.
@@ -53,7 +62,7 @@ export function fileOperands(words: readonly ShellWord[]): Operands {
         inPlace = true;
       const target = writeOpts.has(opt) ? writes : readOpts.has(opt) ? reads : undefined;
       if (eq >= 0) {
-        const value = syntheticWord(v.slice(eq + 1), true);
+        const value = valuePart(w, v.slice(eq + 1));
         (target ?? (values.has(opt) ? undefined : reads))?.push(value);
         continue;
       }
@@ -79,7 +88,7 @@ export function fileOperands(words: readonly ShellWord[]): Operands {
           if (scriptOpts.has(short)) scriptGiven = true;
           if (firstIsFileOpts.has(short)) firstIsFile = true;
           const rest = v.slice(k + 1);
-          if (rest) into?.push(syntheticWord(rest, true));
+          if (rest) into?.push(valuePart(w, rest));
           else if (argv[i + 1] !== undefined) {
             into?.push(argv[i + 1] as ShellWord);
             i++;

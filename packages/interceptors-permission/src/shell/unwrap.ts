@@ -113,6 +113,9 @@ const skipOptions = (
     if (!w.literal) return `an option of ${argv[0]?.value} is not a literal word (${w.text})`;
     if (w.value === '--') return i + 1;
     if (!w.value.startsWith('-') || w.value === '-') return i;
+    // `-a{x,.env}` is `-ax -a.env` to the wrapper: what it opens is not this word's text.
+    if (w.glob)
+      return `an option of ${argv[0]?.value} may expand into other words (${w.text} holds an unquoted glob or brace)`;
     if (w.value.startsWith('--')) {
       const eq = w.value.indexOf('=');
       i += values.has(w.value) && eq < 0 ? 2 : 1;

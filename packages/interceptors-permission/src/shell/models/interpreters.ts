@@ -297,7 +297,7 @@ export const scriptRunner =
     for (; i < argv.length && state.script === 'none'; i++) {
       const w = argv[i] as ShellWord;
       // `"$X"`, or a glob that may expand to a file named like an option (`*`): not known.
-      if (!w.literal || (w.glob && /^[*?[{]/.test(w.value))) {
+      if (!w.literal || (w.glob && (/^[*?[{]/.test(w.value) || w.value.startsWith('-')))) {
         notUnderstood(fx, `${w.text} is not known before it runs and could be an option`);
         break;
       }

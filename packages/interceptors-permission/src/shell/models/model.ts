@@ -186,6 +186,15 @@ export function readOptions(
       done = true;
       continue;
     }
+    // `-f{x,.env}` is `-fx -f.env` to the program, `-f.e*` whatever names match: the words it
+    // gets are not this one (a glob or brace at the start is handled above).
+    if (w.glob) {
+      notUnderstood(
+        fx,
+        `the option ${w.text} may expand into other words (it holds an unquoted glob or brace)`,
+      );
+      continue;
+    }
     if (v.startsWith('--') || (table.singleDashLong && table.long?.[v.split('=')[0] as string])) {
       const eq = v.indexOf('=');
       const name = eq < 0 ? v : v.slice(0, eq);

@@ -1,0 +1,110 @@
+/**
+ * An option word with an unquoted glob or brace is not the word the program gets: bash expands
+ * `-f{x,.env}` into `-fx -f.env` and `-f.e*` into the names that match. Before this, the models
+ * read such a word as one option with one value (`{x,.env}`, a file no rule protects), so
+ * `xargs -a{x,.env} echo` printed .env under `Bash(xargs:*)`. Now an option word that may expand
+ * is not understood (ask), in every model, in every wrapper, and in the option values of programs
+ * without a model (judged as globs by the path rules).
+ */
+import { describe, expect, it } from 'vitest';
+import { filePolicy, makeProject } from '../../../test/helpers';
+
+const { root, home } = makeProject();
+const PROGRAMS = [
+  'grep',
+  'rg',
+  'sort',
+  'jq',
+  'sed -n',
+  'awk',
+  'xargs',
+  'time',
+  'git diff',
+  'git log',
+  'tee',
+  'cp',
+  'tar',
+  'curl',
+  'wget',
+  'gzip',
+  'unzip',
+  'split',
+  'csplit',
+  'uniq',
+  'node',
+  'python3',
+  'perl',
+  'hexdump',
+  'iconv',
+  'echo',
+];
+const { explain } = filePolicy({
+  cwd: root,
+  home,
+  rules: {
+    allow: PROGRAMS.map((p) => `Bash(${p}:*)`),
+    deny: ['Read(./.env)', 'Read(./secrets/**)', 'Edit(./src/**)'],
+  },
+});
+
+describe('an option word that may expand into other words', () => {
+  it.each([
+    // Models (readOptions): the file an option reads or writes, hidden in a brace or a glob.
+    'grep -f{x,.env} README.md',
+    'grep -f.e* README.md',
+    'grep --file={x,.env} README.md',
+    'grep -hf{x,.env} README.md',
+    'rg -f{x,.env} foo',
+    'sort -o{x,src/a.ts} README.md',
+    'sort --output={x,src/a.ts} README.md',
+    'sort -k1 -o{x,src/a.ts} README.md',
+    'git diff --output={x,src/a.ts}',
+    'git log --output=src/?.ts',
+    'gzip -S{x,y} README.md',
+    'csplit -f{x,src/p} README.md 1',
+    'split --filter={x,y} README.md',
+    // Wrappers: the file a wrapper opens itself.
+    'xargs -a{x,.env} echo',
+    'xargs -ra{x,.env} echo',
+    'xargs --arg-file={x,.env} echo',
+    'time -o{x,src/a.ts} echo',
+    // Interpreters and runners.
+    'node --require={x,.env} x.js',
+    'python3 -W{a,b} x.py',
+    'tee -a{x,y} README.md',
+    'cp -t{x,src} README.md',
+    'tar -cf{y,src/x.tar} README.md',
+    'curl -d@{x,.env} http://127.0.0.1:9/',
+    // Programs without a model: the value is judged as the glob it is.
+    'hexdump -f{x,.env} README.md',
+    'iconv -o{x,src/a.ts} README.md',
+  ])('%s is not allowed', async (line) => {
+    const decision = await explain(line);
+    expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
+  });
+
+  it('a model says which word may expand', async () => {
+    const decision = await explain('grep -f{x,.env} README.md');
+    expect(decision.behavior).toBe('ask');
+    expect(decision.reason).toContain('the option -f{x,.env} may expand into other words');
+  });
+
+  it('a wrapper says which word may expand', async () => {
+    const decision = await explain('xargs -a{x,.env} echo');
+    expect(decision.behavior).toBe('ask');
+    expect(decision.reason).toContain('-a{x,.env} holds an unquoted glob or brace');
+  });
+
+  it.each([
+    // Quoted, the word is one option with its value as written.
+    "grep -e '{a,b}' README.md",
+    "sort -t'*' README.md",
+    'grep -n x README.md',
+    "echo -n '*'",
+    // An operand glob after -- is an operand, judged by the path rules.
+    'grep -n x -- README.*',
+  ])('%s stays allowed', async (line) => {
+    const decision = await explain(line);
+    expect(decision.behavior, `${line}: ${decision.reason}`).toBe('allow');
+  });
+});
