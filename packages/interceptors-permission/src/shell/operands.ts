@@ -13,11 +13,6 @@ export interface Operands {
 }
 
 /**
- * The file operands of one command. Over-approximates on purpose: a word that might be a file is
- * treated as one (checking a non-file against a deny rule costs nothing; missing a file would let a
- * read through). For programs not in the table, literal operands are still returned as reads.
- */
-/**
  * The part of an option word that is a file (`-fFILE`, `--file=FILE`): a glob or brace in the word
  * stays one in the part (`-f{x,.env}` reads x and .env), for the path rules to judge as a glob.
  */
@@ -26,6 +21,11 @@ const valuePart = (word: ShellWord, text: string): ShellWord => ({
   glob: word.glob,
 });
 
+/**
+ * The file operands of one command. Over-approximates on purpose: a word that might be a file is
+ * treated as one (checking a non-file against a deny rule costs nothing; missing a file would let a
+ * read through). For programs not in the table, literal operands are still returned as reads.
+ */
 export function fileOperands(words: readonly ShellWord[]): Operands {
   const program = baseName(words[0]?.value ?? '');
   // An own entry only: `constructor` or `__proto__` names no program of the table.
