@@ -43,6 +43,10 @@ describe('expandBraces: the words bash makes of braces', () => {
     'x{a}y{1..2}',
     '{..a}{1..3}',
     '{{1..3}..}',
+    '{},}',
+    '{},{}',
+    '{{},a}',
+    '{a,}}',
   ])('%s as bash expands it', (word) => {
     expect(ours(word)).toEqual(bash(word));
   });

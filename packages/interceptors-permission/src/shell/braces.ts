@@ -13,7 +13,7 @@ export function expandBraces(value: string, limit = 256): string[] | undefined {
   // is, the search going on after it (`{..a}{1..3}` is `{..a}1` …, `{..{1..3}}` stays whole).
   let open = value.indexOf('{');
   while (open >= 0) {
-    const end = closeOf(value, open);
+    const end = ignored(value, open) ? -1 : closeOf(value, open);
     if (end < 0) {
       open = value.indexOf('{', open + 1);
       continue;
@@ -39,6 +39,13 @@ export function expandBraces(value: string, limit = 256): string[] | undefined {
   }
   return [value];
 }
+
+/**
+ * An open brace bash passes over: at the word's start or after a blank, and followed by a `}` or a
+ * blank (`{},}` stays whole).
+ */
+const ignored = (value: string, open: number): boolean =>
+  (open === 0 || /\s/.test(value[open - 1] as string)) && /^[\s}]/.test(value.slice(open + 1));
 
 /**
  * Where the group opened at `open` closes, as bash's brace_gobbler finds it: at a `}` of the
