@@ -13,6 +13,7 @@ import { ROUND_EIGHT } from './corpus-round-eight';
 import { ROUND_ELEVEN } from './corpus-round-eleven';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
+import { ROUND_FOURTEEN } from './corpus-round-fourteen';
 import { ROUND_NINE } from './corpus-round-nine';
 import { ROUND_SEVEN } from './corpus-round-seven';
 import { ROUND_SIX } from './corpus-round-six';
@@ -48,6 +49,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_ELEVEN,
   ...ROUND_TWELVE,
   ...ROUND_THIRTEEN,
+  ...ROUND_FOURTEEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];

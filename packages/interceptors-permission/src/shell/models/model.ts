@@ -1,3 +1,4 @@
+import { expandBraces } from '../braces';
 import { isProcessSubstitution, type ShellWord, syntheticWord } from '../words';
 import { FOUND } from './found';
 
@@ -143,12 +144,13 @@ export const maySplit = (w: ShellWord): boolean =>
  * asks what was given of the one reading, not of a second one of its own.
  */
 export function readOptions(
-  argv: readonly ShellWord[],
+  words: readonly ShellWord[],
   from: number,
   table: OptionTable,
   fx: ProgramEffects,
   given?: Set<string>,
 ): ShellWord[] {
+  const argv = withOptionBraces(words, from);
   const operands: ShellWord[] = [];
   let done = false;
   for (let i = from; i < argv.length; i++) {
@@ -186,8 +188,8 @@ export function readOptions(
       done = true;
       continue;
     }
-    // `-f{x,.env}` is `-fx -f.env` to the program, `-f.e*` whatever names match: the words it
-    // gets are not this one (a glob or brace at the start is handled above).
+    // `-f.e*` is whatever names match: the words the program gets are not this one (braces
+    // alone were expanded first; a glob at the start is handled above).
     if (w.glob) {
       notUnderstood(
         fx,
@@ -259,6 +261,34 @@ export function readOptions(
     }
   }
   return operands;
+}
+
+/**
+ * The option words whose braces bash expands, as the words it makes (`-o{a,src/x}` is `-oa
+ * -osrc/x` to the program): each is then read as the option it is. A word whose expansion still
+ * holds a glob (`-f{a,*}`), or that makes more than 256 words, stays as it is, and is not
+ * understood. Words after a `--` are operands, judged by the path rules.
+ */
+function withOptionBraces(argv: readonly ShellWord[], from: number): readonly ShellWord[] {
+  let out: ShellWord[] | undefined;
+  for (let i = from; i < argv.length; i++) {
+    const w = argv[i] as ShellWord;
+    if (w.literal && w.value === '--') break;
+    if (!(w.glob && w.literal && w.value.startsWith('-') && w.value.includes('{'))) continue;
+    const expanded = expandBraces(w.value);
+    if (expanded === undefined || expanded.some((value) => /[*?[]/.test(value))) continue;
+    if (expanded.length === 1 && expanded[0] === w.value) continue;
+    out ??= argv.slice(0, i);
+    out.push(
+      ...expanded
+        .filter((value) => value !== '')
+        .map((value) => ({ ...syntheticWord(value, true), text: w.text })),
+    );
+    // The words after it, as they are (a later brace is expanded by the next turn of the loop).
+    const rest = withOptionBraces(argv.slice(i + 1), 0);
+    return [...out, ...rest];
+  }
+  return out ?? argv;
 }
 
 /** `kind` for each of the space-separated option names: `opts('--a --b', 'opt')`. */

@@ -2,9 +2,10 @@
  * An option word with an unquoted glob or brace is not the word the program gets: bash expands
  * `-f{x,.env}` into `-fx -f.env` and `-f.e*` into the names that match. Before this, the models
  * read such a word as one option with one value (`{x,.env}`, a file no rule protects), so
- * `xargs -a{x,.env} echo` printed .env under `Bash(xargs:*)`. Now an option word that may expand
- * is not understood (ask), in every model, in every wrapper, and in the option values of programs
- * without a model (judged as globs by the path rules).
+ * `xargs -a{x,.env} echo` printed .env under `Bash(xargs:*)`. Now a model reads the words braces
+ * make, each as the option it is, and an option word with a glob left in it is not understood
+ * (ask); a wrapper's option word with either asks; in a program without a model the value an
+ * option word attaches is judged as the glob it is by the path rules.
  */
 import { describe, expect, it } from 'vitest';
 import { filePolicy, makeProject } from '../../../test/helpers';
@@ -60,7 +61,7 @@ describe('an option word that may expand into other words', () => {
     'sort -k1 -o{x,src/a.ts} README.md',
     'git diff --output={x,src/a.ts}',
     'git log --output=src/?.ts',
-    'gzip -S{x,y} README.md',
+    'gzip -S{x,y} src/a.ts',
     'csplit -f{x,src/p} README.md 1',
     'split --filter={x,y} README.md',
     // Wrappers: the file a wrapper opens itself.
@@ -83,10 +84,22 @@ describe('an option word that may expand into other words', () => {
     expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
   });
 
-  it('a model says which word may expand', async () => {
-    const decision = await explain('grep -f{x,.env} README.md');
+  it('a model reads the words braces make, each as the option it is', async () => {
+    // `-f{x,.env}` is `-fx -f.env`: .env is read, as surely as by `grep -f .env`.
+    for (const line of ['grep -f{x,.env} README.md', 'grep -hf{x,.env} README.md']) {
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).toBe('deny');
+      expect(decision.reason).toContain('Read(./.env)');
+    }
+    const write = await explain('sort -o{src/a.ts,src/a.ts} README.md');
+    expect(write.behavior, write.reason).toBe('deny');
+    expect(write.reason).toContain('Edit(./src/**)');
+  });
+
+  it('a model says which word may expand when a glob is left in it', async () => {
+    const decision = await explain('grep -f.e* README.md');
     expect(decision.behavior).toBe('ask');
-    expect(decision.reason).toContain('the option -f{x,.env} may expand into other words');
+    expect(decision.reason).toContain('the option -f.e* may expand into other words');
   });
 
   it('a wrapper says which word may expand', async () => {
