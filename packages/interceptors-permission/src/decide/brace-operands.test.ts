@@ -31,6 +31,18 @@ describe('braces in a file operand', () => {
     expect(decision.reason).toContain(rule);
   });
 
+  it('keeps the worst verdict of the words, whatever their order', async () => {
+    for (const line of ['cat {s*,README.md}', 'cat {README.md,s*}']) {
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).toBe('ask');
+      expect(decision.reason).toContain('could match a path rule Read(./secrets/**)');
+    }
+    for (const line of ['cat {s*,secrets/key}', 'cat {secrets/key,s*}']) {
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).toBe('deny');
+    }
+  });
+
   it('asks when the braces make too many words to judge', async () => {
     const decision = await explain('cat x{1..100000}');
     expect(decision.behavior).toBe('ask');
@@ -44,6 +56,10 @@ describe('braces in a file operand', () => {
     // A group that does not expand is a plain word: `{..a}secrets/key` is no path of secrets/.
     'cat {x}',
     'cat {..a}{x,secrets/key}',
+    // Braces that do not expand, beside a glob: judged once, as the glob.
+    'cat {x}*',
+    // Empty words are dropped, as bash drops them: no operand is read for them.
+    'cat {,} README.md',
   ])('%s stays allowed', async (line) => {
     const decision = await explain(line);
     expect(decision.behavior, decision.reason).toBe('allow');

@@ -47,11 +47,33 @@ describe('expandBraces: the words bash makes of braces', () => {
     '{},{}',
     '{{},a}',
     '{a,}}',
+    '{..a}x,y}',
+    'x{},y}',
+    '{..a}}{b,c}',
+    'a{b,c}{..x}d{1,2}',
+    '{1..10..3}',
+    '{10..1..4}',
+    '{-3..-1}',
+    '{-1..01}',
+    '{z..w}',
+    '{a..c..2}',
+    '{05..1..2}',
   ])('%s as bash expands it', (word) => {
     expect(ours(word)).toEqual(bash(word));
   });
 
+  it('leaves an open brace after a blank (a quoted one) as it is', () => {
+    expect(expandBraces('x {}')).toEqual(['x {}']);
+    expect(expandBraces('x { },{a,b}')).toEqual(['x { },a', 'x { },b']);
+  });
+
   it('answers undefined past the limit, however the words are made', () => {
+    expect(expandBraces('{a,b}{1..100000}')).toBeUndefined();
+    expect(expandBraces('{a,{1..100000}}')).toBeUndefined();
+    expect(expandBraces('{1..256}')).toHaveLength(256);
+    expect(expandBraces('{1..257}')).toBeUndefined();
+    expect(expandBraces('{1..5000}', 5000)).toHaveLength(5000);
+    expect(expandBraces('{1..1000000000}', 5000)).toBeUndefined();
     expect(expandBraces('{1..100000}')).toBeUndefined();
     expect(expandBraces('{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}')).toBeUndefined();
     expect(expandBraces('{a,b}{a,b}', 3)).toBeUndefined();

@@ -20,7 +20,8 @@ export function expandBraces(value: string, limit = 256): string[] | undefined {
     }
     const inside = value.slice(open + 1, end);
     const list = split(inside);
-    const parts = list.length > 1 ? list : sequence(inside);
+    const parts = list.length > 1 ? list : sequence(inside, limit);
+    if (parts === 'too many') return undefined;
     if (parts === undefined) {
       open = value.indexOf('{', end + 1);
       continue;
@@ -87,11 +88,11 @@ function split(inside: string): string[] {
   return parts;
 }
 
-/** At most this many words from one sequence: a longer one is judged as too many anyway. */
-const MAX_SEQUENCE = 4096;
-
-/** `1..5`, `-2..2..2`, `a..e`, `z..a..2` as bash counts them; `undefined` for anything else. */
-function sequence(inside: string): string[] | undefined {
+/**
+ * `1..5`, `-2..2..2`, `a..e`, `z..a..2` as bash counts them; `undefined` for anything else, and
+ * `'too many'` for a sequence of more than `limit` words (never listed: `{1..1000000000}`).
+ */
+function sequence(inside: string, limit: number): string[] | 'too many' | undefined {
   const numbers = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(inside);
   const letters = /^([a-zA-Z])\.\.([a-zA-Z])(?:\.\.(-?\d+))?$/.exec(inside);
   const match = numbers ?? letters;
@@ -100,8 +101,7 @@ function sequence(inside: string): string[] | undefined {
   const to = numbers ? Number(match[2]) : (match[2] as string).charCodeAt(0);
   const step = Math.abs(Number(match[3] ?? 1)) || 1;
   const count = Math.floor(Math.abs(to - from) / step) + 1;
-  // Too long to list: one word too many is enough for the caller to see the limit passed.
-  if (count > MAX_SEQUENCE) return Array.from({ length: MAX_SEQUENCE + 1 }, () => '');
+  if (count > limit) return 'too many';
   const sign = to >= from ? 1 : -1;
   // Zero padding as bash does it: `{01..10}` pads every number to the wider endpoint's width.
   const [first, last] = [match[1] as string, match[2] as string];
