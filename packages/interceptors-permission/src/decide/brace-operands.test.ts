@@ -25,6 +25,8 @@ describe('braces in a file operand', () => {
     ['wc -l {a,{b,secrets/key}}', 'Read(./secrets/**)'],
     ['cp README.md {x,src/a.ts}', 'Edit(./src/**)'],
     ['iconv -o{x,src/a.ts} README.md', 'Edit(./src/**)'],
+    // One word from braces, not the word as written: judged as that word, not as a glob.
+    ['cat secrets/ke{y..y}', 'Read(./secrets/**)'],
   ])('%s is denied by %s', async (line, rule) => {
     const decision = await explain(line);
     expect(decision.behavior, decision.reason).toBe('deny');

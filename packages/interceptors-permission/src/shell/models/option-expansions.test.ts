@@ -91,9 +91,11 @@ describe('an option word that may expand into other words', () => {
       expect(decision.behavior, `${line}: ${decision.reason}`).toBe('deny');
       expect(decision.reason).toContain('Read(./.env)');
     }
-    const write = await explain('sort -o{src/a.ts,src/a.ts} README.md');
-    expect(write.behavior, write.reason).toBe('deny');
-    expect(write.reason).toContain('Edit(./src/**)');
+    for (const line of ['sort -o{src/a.ts,src/a.ts} README.md', 'sort -osrc/a.t{s..s} README.md']) {
+      const write = await explain(line);
+      expect(write.behavior, `${line}: ${write.reason}`).toBe('deny');
+      expect(write.reason).toContain('Edit(./src/**)');
+    }
   });
 
   it('a model says which word may expand when a glob is left in it', async () => {
@@ -111,6 +113,8 @@ describe('an option word that may expand into other words', () => {
   it.each([
     // Quoted, the word is one option with its value as written.
     "grep -e '{a,b}' README.md",
+    "grep '-f{x,.env}' README.md",
+    "sort '-k{1,2}' README.md",
     "sort -t'*' README.md",
     'grep -n x README.md',
     "echo -n '*'",
