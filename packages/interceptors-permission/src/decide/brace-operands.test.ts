@@ -45,6 +45,12 @@ describe('braces in a file operand', () => {
     }
   });
 
+  it('judges braces that do not expand as the glob they are part of', async () => {
+    const decision = await explain('cat secrets/{x}*');
+    expect(decision.behavior, decision.reason).toBe('ask');
+    expect(decision.reason).toContain('could match a path rule Read(./secrets/**)');
+  });
+
   it('asks when the braces make too many words to judge', async () => {
     const decision = await explain('cat x{1..100000}');
     expect(decision.behavior).toBe('ask');
