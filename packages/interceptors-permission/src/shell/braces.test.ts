@@ -58,6 +58,13 @@ describe('expandBraces: the words bash makes of braces', () => {
     '{z..w}',
     '{a..c..2}',
     '{05..1..2}',
+    '{x1..3}',
+    '{1..3x}',
+    '{1..20..10}',
+    '{xa..c}',
+    '{a..cx}',
+    '{a..z..10}',
+    '{100..98}',
   ])('%s as bash expands it', (word) => {
     expect(ours(word)).toEqual(bash(word));
   });

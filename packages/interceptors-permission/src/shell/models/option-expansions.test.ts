@@ -53,6 +53,10 @@ describe('an option word that may expand into other words', () => {
     // Models (readOptions): the file an option reads or writes, hidden in a brace or a glob.
     'grep -f{x,.env} README.md',
     'grep -f.e* README.md',
+    // A glob left after the braces are expanded: the word is still not known.
+    'grep -f{x,.e*} README.md',
+    // Braces that make too many words to read one by one.
+    'sort -o{1..1000} README.md',
     'grep --file={x,.env} README.md',
     'grep -hf{x,.env} README.md',
     'rg -f{x,.env} foo',
@@ -115,6 +119,8 @@ describe('an option word that may expand into other words', () => {
     "grep -e '{a,b}' README.md",
     "grep '-f{x,.env}' README.md",
     "sort '-k{1,2}' README.md",
+    // Unquoted, the words bash makes are options the model knows: -k1 -k2.
+    'sort -k{1,2} README.md',
     "sort -t'*' README.md",
     'grep -n x README.md',
     "echo -n '*'",
