@@ -65,6 +65,7 @@ describe('expandBraces: the words bash makes of braces', () => {
     '{a..cx}',
     '{a..z..10}',
     '{100..98}',
+    '{1..100}',
   ])('%s as bash expands it', (word) => {
     expect(ours(word)).toEqual(bash(word));
   });
