@@ -8,12 +8,15 @@ import { type AttackEntry, entriesOf } from './entry';
 const a = entriesOf(9);
 const p = entriesOf('plan');
 
-/** `bash -c` wrapped `levels` times around `line`, quoted as bash quotes. */
-export function nestBashC(line: string, levels: number): string {
+/** `SHELL -c` wrapped `levels` times around `line`, quoted as bash quotes. */
+export function nestShellC(shell: string, line: string, levels: number): string {
   let out = line;
-  for (let i = 0; i < levels; i++) out = `bash -c '${out.replaceAll("'", `'\\''`)}'`;
+  for (let i = 0; i < levels; i++) out = `${shell} -c '${out.replaceAll("'", `'\\''`)}'`;
   return out;
 }
+
+/** `bash -c` wrapped `levels` times around `line`. */
+export const nestBashC = (line: string, levels: number): string => nestShellC('bash', line, levels);
 
 export const PINS: readonly AttackEntry[] = [
   a(
@@ -91,6 +94,50 @@ export const PINS: readonly AttackEntry[] = [
     'echo x 1<> .git/config',
     'write',
     '<> opens for writing: Edit(./.git/**) denies it',
+    { mustDeny: true },
+  ),
+  // The same slips reached another way: each behaviour pinned in more than one spelling.
+  a(
+    'bash-env-export',
+    "export BASH_ENV=scripts/pwn.sh; bash -c 'echo hi'",
+    'exec',
+    'BASH_ENV exported on the line, then bash -c: it sources the script',
+  ),
+  a(
+    'bash-env-env',
+    "env BASH_ENV=scripts/pwn.sh bash -c 'echo hi'",
+    'exec',
+    'BASH_ENV given through env',
+  ),
+  a('append-stdout', 'echo x >> src/x.ts', 'write', '>> appends: a write', { mustDeny: true }),
+  a('append-stderr', 'ls no-such-file 2>> src/x.ts', 'write', '2>> appends the error: a write', {
+    mustDeny: true,
+  }),
+  a(
+    'nesting-limit-sh',
+    nestShellC('sh', 'touch {MARK}', 9),
+    'exec',
+    'nine levels of sh -c: beyond the reading limit too',
+    { extraRules: { allow: ['Bash(touch:*)'] } },
+  ),
+  a(
+    'mv-source-dir',
+    'mv secrets {REPO}/../moved-secrets',
+    'write',
+    'mv reads what it moves, a directory with everything in it: Read(./secrets/**) denies it',
+    { mustDeny: true, extraRules: { allow: ['Bash(mv:*)'] } },
+  ),
+  a(
+    'cd-dash-semicolon',
+    'cd src; cd - > /dev/null; grep -h . .env',
+    'read',
+    "after cd - (joined by ;) the relative .env is the project's",
+  ),
+  a(
+    'read-write-redirect-attached',
+    'echo x 1<>.git/config',
+    'write',
+    '<> with its target attached opens for writing too',
     { mustDeny: true },
   ),
 ];
