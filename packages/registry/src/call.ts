@@ -89,19 +89,39 @@ export class Call implements Prepared {
    * Not an async function: with no interceptors, the body's promise is the call's.
    */
   run(chain: InterceptorChain): Promise<ToolExecutionResult> {
-    return chain.size === 0 ? this.runBody(this) : this.runIntercepted(chain);
+    if (chain.size === 0) return this.runBody(this);
+    return promiseThen.call(
+      this.runChain(chain),
+      (produced: ToolExecutionResult) => assembleResult(this, produced),
+      (error: unknown) => this.chainFailed(error),
+    ) as Promise<ToolExecutionResult>;
   }
 
-  private async runIntercepted(chain: InterceptorChain): Promise<ToolExecutionResult> {
-    let produced: ToolExecutionResult;
+  /**
+   * Stage 5 alone: what the interceptors (and the body inside them) produced, before stage 7
+   * assembles it ({@link assemble}); rejects when the chain itself failed ({@link chainFailed}).
+   * For `dispatch`, which assembles in the one reaction it has anyway.
+   */
+  runChain(chain: InterceptorChain): Promise<ToolExecutionResult> {
     try {
-      produced = await chain.run(this);
+      return chain.run(this);
     } catch (error) {
-      produced = chainFailure(error, this);
+      return Promise.reject(error);
     }
+  }
+
+  /** Stage 7: what the chain produced as the call's result (its first misuse wins). */
+  assemble(produced: ToolExecutionResult): ToolExecutionResult {
     return assembleResult(this, produced);
   }
+
+  /** Stage 7 for a chain that failed (a misuse of `next()`): the result that says so. */
+  chainFailed(error: unknown): ToolExecutionResult {
+    return assembleResult(this, chainFailure(error, this));
+  }
 }
+
+const promiseThen = Promise.prototype.then;
 
 /** A validated call as a {@link Call}, or the result of a call that failed validation. */
 export const callOf = (

@@ -8,6 +8,7 @@ import type { Span } from '@opentelemetry/api';
 import { boundCall } from './bound-call';
 import { Call, callOf } from './call';
 import { quote } from './describe';
+import type { InFlight } from './in-flight';
 import { readCall } from './read-call';
 import { resolveTool } from './resolve-tool';
 import { freezeResult, internalErrorResult, seenOfRequest, UNREADABLE } from './results';
@@ -21,7 +22,7 @@ import { validateArguments } from './validate-arguments';
 export interface Calls {
   readonly tools: ReadonlyMap<string, RegisteredTool>;
   /** Calls between dispatch and result, by callId: a callId is in flight at most once. */
-  readonly inflight: Map<string, Call>;
+  readonly inflight: InFlight;
   readonly chain: InterceptorChain;
   readonly limits: BodyLimits;
   /** The stage *tell the observers*: the final result frozen, the `result` observers told. */
@@ -81,39 +82,75 @@ const made = (request: CallRequest, call: Call | ToolExecutionResult): Call | Fa
 
 /**
  * A prepared call dispatched: its callId in flight at most once, then run (within its whole-call
- * deadline, if any), then the observers told. Never rejects.
+ * deadline, if any), then the observers told. Never rejects. Not an async function: the call's
+ * one reaction here takes it off the in-flight map, assembles what its interceptors produced
+ * (stage 7, without a promise of its own) and tells the observers.
  */
-export async function dispatch(calls: Calls, call: Call): Promise<ToolExecutionResult> {
+export function dispatch(calls: Calls, call: Call): Promise<ToolExecutionResult> {
   const { exec } = call;
   const { inflight } = calls;
   try {
-    if (inflight.has(exec.callId)) return calls.tell(duplicateCall(exec), exec);
+    if (inflight.has(exec.callId)) {
+      return Promise.resolve(calls.tell(duplicateCall(exec), exec));
+    }
     if (isAborted(call.deadline ? call.deadline.caller : call.signal)) {
-      return calls.tell(
-        errorResult(
-          exec.callId,
-          Codes.ABORTED,
-          `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
+      return Promise.resolve(
+        calls.tell(
+          errorResult(
+            exec.callId,
+            Codes.ABORTED,
+            `The call to tool "${exec.name}" was aborted before it started; nothing ran.`,
+          ),
+          exec,
         ),
-        exec,
       );
     }
     inflight.set(exec.callId, call);
     if (calls.span !== undefined) call.span = calls.span;
-    let result: ToolExecutionResult;
+    const { chain } = calls;
+    let running: Promise<ToolExecutionResult>;
+    // Whether `running` is the chain's own promise, which stage 7 has still to assemble.
+    let raw = false;
     try {
-      result = await (call.deadline
-        ? boundCall(call, call.deadline, () => call.run(calls.chain), calls.limits.report)
-        : call.run(calls.chain));
-    } finally {
+      if (call.deadline) {
+        running = boundCall(call, call.deadline, () => call.run(chain), calls.limits.report);
+      } else if (chain.size === 0) {
+        running = call.runBody(call);
+      } else {
+        running = call.runChain(chain);
+        raw = true;
+      }
+    } catch (error) {
       inflight.delete(exec.callId);
+      throw error;
     }
-    return calls.tell(result, exec);
+    return promiseThen.call(
+      running,
+      (produced: ToolExecutionResult) => {
+        inflight.delete(exec.callId);
+        try {
+          return calls.tell(raw ? call.assemble(produced) : produced, exec);
+        } catch (error) {
+          return internalError(calls, exec, 'execute()', error);
+        }
+      },
+      (error: unknown) => {
+        inflight.delete(exec.callId);
+        try {
+          if (raw) return calls.tell(call.chainFailed(error), exec);
+        } catch (again) {
+          return internalError(calls, exec, 'execute()', again);
+        }
+        return internalError(calls, exec, 'execute()', error);
+      },
+    ) as Promise<ToolExecutionResult>;
   } catch (error) {
     // Every stage contains what it knows can fail; this keeps "never rejects" true regardless.
-    return internalError(calls, exec, 'execute()', error);
+    return Promise.resolve(internalError(calls, exec, 'execute()', error));
   }
 }
+
+const promiseThen = Promise.prototype.then;
 
 /** A prepared call dispatched, or a failed one told to the observers. */
 const settle = (

@@ -9,11 +9,11 @@ import { readBudget } from '@dsh-tools/schema';
 import { createEmitter } from '@dsh-tools/waterfall/emitter';
 import type { TracerProvider } from '@opentelemetry/api';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './bound-output';
-import type { Call } from './call';
 import { readDefinition, timeLimitProblem } from './definition';
 import { kindOf, quote } from './describe';
 import { type Calls, dispatchInTurn, execute, prepareInTurn } from './execute';
 import { executeAll, type TurnStages } from './execute-all';
+import { InFlight } from './in-flight';
 import { freezeResult } from './results';
 import type { BodyLimits } from './run-body';
 import { createInterceptorChain } from './run-interceptors';
@@ -117,8 +117,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   };
 
   const tools = new Map<string, RegisteredTool>();
-  /** Calls between dispatch and result, by callId: a callId is in flight at most once. */
-  const inflight = new Map<string, Call>();
+  const inflight = new InFlight();
   let schemaCache: readonly ToolSchema[] | undefined;
 
   // Emitting is synchronous, so the call being reported is known while observers run.
@@ -155,7 +154,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       queueMicrotask(() => {
         if (tools.has(entry.name)) return;
         entry.retired = true;
-        for (const call of inflight.values()) {
+        for (const call of inflight.calls()) {
           if (call.entry === entry) call.stop?.(unregistered(entry.name));
         }
       });

@@ -52,6 +52,30 @@ describe('copyJson reads data, never code', () => {
     ).toMatchObject({ value: 1 });
   });
 
+  it('tells a data property holding undefined (left out) from a setter alone (refused)', () => {
+    let calls = 0;
+    const set = () => {
+      calls++;
+    };
+    const value = Object.defineProperty({ a: undefined, b: 1 }, 'c', { set, enumerable: true });
+    expect(copyJson(value)).toEqual({
+      ok: false,
+      violations: [{ path: '/c', message: 'is a setter; pass plain JSON data' }],
+      more: 0,
+    });
+    const both = Object.defineProperty({ a: undefined }, 'c', {
+      get: () => 1,
+      set,
+      enumerable: true,
+    });
+    expect(copyJson(both)).toMatchObject({
+      ok: false,
+      violations: [{ path: '/c', message: 'is a getter; pass plain JSON data' }],
+    });
+    expect(calls).toBe(0);
+    expect(copyJson({ a: undefined, b: 1 })).toEqual({ ok: true, value: { b: 1 } });
+  });
+
   it('copies any JSON value to an equal frozen value (property)', () => {
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`copyJson: fast-check seed ${seed} (FC_SEED=${seed} replays)`);

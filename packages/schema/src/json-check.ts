@@ -232,13 +232,9 @@ const fast = (v: unknown, depth: number): unknown => {
     const n = v.length;
     const out: unknown[] = new Array(n);
     for (let i = 0; i < n; i++) {
-      // A hole, or an accessor: the full walk reports it.
-      if (
-        !hasOwn(v as object, i) ||
-        getterOf.call(v, i) !== undefined ||
-        setterOf.call(v, i) !== undefined
-      )
-        return NOT_PLAIN;
+      // A hole, or a getter: the full walk reports it. A setter alone reads as undefined, which
+      // is not JSON in an array either: the full walk reports that too.
+      if (!hasOwn(v as object, i) || getterOf.call(v, i) !== undefined) return NOT_PLAIN;
       const x = fast(v[i], depth + 1);
       if (x === NOT_PLAIN) return NOT_PLAIN;
       out[i] = x;
@@ -252,10 +248,15 @@ const fast = (v: unknown, depth: number): unknown => {
   // polluted Object.prototype has: they have no own descriptor, and are skipped).
   for (const key in v as object) {
     if (!hasOwn(v as object, key)) continue;
-    if (getterOf.call(v, key) !== undefined || setterOf.call(v, key) !== undefined)
-      return NOT_PLAIN;
+    if (getterOf.call(v, key) !== undefined) return NOT_PLAIN;
     const value = (v as Record<string, unknown>)[key];
-    if (value === undefined) continue;
+    // A property with no getter that reads as undefined is a data property holding undefined
+    // (left out, as JSON does) or a setter alone (the full walk reports it): only then is the
+    // second question asked, so a common key costs one lookup of its accessors, not two.
+    if (value === undefined) {
+      if (setterOf.call(v, key) !== undefined) return NOT_PLAIN;
+      continue;
+    }
     const x = fast(value, depth + 1);
     if (x === NOT_PLAIN) return NOT_PLAIN;
     put(out, key, x);
