@@ -26,6 +26,7 @@ import type {
   ToolInputValidator,
 } from '@dsh-tools/protocol';
 import { createToolRegistry } from '@dsh-tools/registry';
+import { type ChainEntry, runChain } from '@dsh-tools/waterfall';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import compose from 'koa-compose';
@@ -162,6 +163,50 @@ const koaChain = (n: number) => {
 const koa0 = koaChain(0);
 const koa5 = koaChain(5);
 
+/**
+ * Where the registry's async hop goes, each layer the same pass-through around the same inner
+ * step. The *floor*: the least a chain can do when every answer is checked before the link above
+ * reads it (the registry's contract: an interceptor never sees another's unchecked result): per
+ * link one `next` closure and one reaction to the listener's promise, nothing else (no misuse
+ * rules, no rewrites). The *engine*: `@dsh-tools/waterfall`'s `runChain` with a `resolved` check
+ * (misuse rules included), as the registry runs it. koa-compose checks nothing, so it is below
+ * the floor.
+ */
+const floorChain = (n: number) => {
+  const listeners = Array.from(
+    { length: n },
+    () => async (_exec: object, next: () => Promise<ToolExecutionResult>) => next(),
+  );
+  const checked = (value: ToolExecutionResult): ToolExecutionResult => {
+    if (value !== koaResult) throw new Error('bench: an unchecked answer');
+    return value;
+  };
+  const step = (index: number): Promise<ToolExecutionResult> => {
+    const listener = listeners[index];
+    if (!listener) return koaInner();
+    let rest: Promise<ToolExecutionResult> | undefined;
+    const answer = listener({}, () => {
+      rest = step(index + 1);
+      return rest;
+    });
+    return answer === rest ? answer : answer.then(checked);
+  };
+  return () => step(0);
+};
+const floor0 = floorChain(0);
+const floor5 = floorChain(5);
+const engineChain = (n: number) => {
+  const chain: ChainEntry<[object], ToolExecutionResult>[] = Array.from({ length: n }, (_, i) => ({
+    name: `async${i}`,
+    listener: async (_exec, next) => next(),
+    resolved: (value) => value,
+  }));
+  const args: [object] = [{}];
+  return () => runChain<[object], ToolExecutionResult>(chain, args, koaInner);
+};
+const engine0 = engineChain(0);
+const engine5 = engineChain(5);
+
 const overhead = await runSuite(
   'registry: execute overhead, trivial tool, validation on',
   'body + one ajv call, direct',
@@ -181,6 +226,10 @@ const overhead = await runSuite(
     },
     { name: 'koa-compose, 0 async middleware', fn: () => koa0().then(ok) },
     { name: 'koa-compose, 5 async middleware', fn: () => koa5().then(ok) },
+    { name: 'checked-chain floor, 0 async links', fn: () => floor0().then(ok) },
+    { name: 'checked-chain floor, 5 async links', fn: () => floor5().then(ok) },
+    { name: 'waterfall engine, 0 async listeners', fn: () => engine0().then(ok) },
+    { name: 'waterfall engine, 5 async listeners', fn: () => engine5().then(ok) },
   ],
   {
     time: 400,
@@ -220,6 +269,21 @@ console.log(
   `per async pass-through interceptor: ${formatNs(asyncHop)}; per koa-compose async hop: ${formatNs(koaHop)}`,
 );
 reportRatio('async hop, one call at a time: ours / koa-compose', asyncHop / koaHop, 2);
+const floorHop = perHop(
+  overhead,
+  'checked-chain floor, 5 async links',
+  'checked-chain floor, 0 async links',
+);
+const engineHop = perHop(
+  overhead,
+  'waterfall engine, 5 async listeners',
+  'waterfall engine, 0 async listeners',
+);
+console.log(
+  `where an async hop goes: koa-compose ${formatNs(koaHop)}, a checked chain's floor ${formatNs(floorHop)}, the waterfall engine ${formatNs(engineHop)}, the registry ${formatNs(asyncHop)}`,
+);
+reportRatio('async hop: checked-chain floor / koa-compose', floorHop / koaHop);
+reportRatio('async hop: waterfall engine / koa-compose', engineHop / koaHop);
 
 const CONCURRENT = 10_000;
 const concurrentCalls: ToolExecution[] = Array.from({ length: CONCURRENT }, (_, i) => ({
