@@ -20,18 +20,18 @@ const copyOutput = (
   blocks: unknown,
   structured: unknown,
 ): { content: ContentBlock[]; structured: unknown } | { problem: string } => {
-  const copied = copyJson(
-    structured === undefined
-      ? { content: blocks }
-      : { content: blocks, structuredContent: structured },
-  );
+  // Without structuredContent (the common case) the blocks are copied alone, not inside an object
+  // made only to be copied: their paths are then prefixed as if they had been.
+  const alone = structured === undefined;
+  const copied = copyJson(alone ? blocks : { content: blocks, structuredContent: structured });
   if (!copied.ok) {
     const first = copied.violations[0];
     const more = copied.violations.length - 1 + copied.more;
     return {
-      problem: `not JSON at ${first ? `"${first.path}": ${first.message}` : 'an unknown place'}${more > 0 ? ` (and ${more} more)` : ''}`,
+      problem: `not JSON at ${first ? `"${alone ? '/content' : ''}${first.path}": ${first.message}` : 'an unknown place'}${more > 0 ? ` (and ${more} more)` : ''}`,
     };
   }
+  if (alone) return { content: copied.value as ContentBlock[], structured: undefined };
   const value = copied.value as { content: ContentBlock[]; structuredContent?: unknown };
   return { content: value.content, structured: value.structuredContent };
 };

@@ -52,6 +52,35 @@ describe('copyJson reads data, never code', () => {
     ).toMatchObject({ value: 1 });
   });
 
+  it('reads an array at the root as it reads one inside an object', () => {
+    let calls = 0;
+    const get = () => {
+      calls++;
+      return 1;
+    };
+    expect(copyJson(Object.defineProperty([1, 2], 1, { get, enumerable: true }))).toEqual({
+      ok: false,
+      violations: [{ path: '/1', message: 'is a getter; pass plain JSON data' }],
+      more: 0,
+    });
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    expect(copyJson([1, , 3]).ok).toBe(false);
+    expect(copyJson([1, undefined]).ok).toBe(false);
+    let gets = 0;
+    const proxy = new Proxy(['safe'], {
+      get: () => {
+        gets++;
+        return 'evil';
+      },
+    });
+    expect(copyJson(proxy)).toEqual({ ok: true, value: ['safe'] });
+    const copied = copyJson([{ a: [1] }]);
+    expect(copied.ok && Object.isFrozen(copied.value) && Object.isFrozen(copied.value[0])).toBe(
+      true,
+    );
+    expect(calls + gets).toBe(0);
+  });
+
   it('tells a data property holding undefined (left out) from a setter alone (refused)', () => {
     let calls = 0;
     const set = () => {

@@ -102,7 +102,7 @@ export const copyJson = (value: unknown, freeze = true): JsonCopy | JsonProblems
 };
 
 const copyTree = (value: unknown): JsonCopy | JsonProblems => {
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  if (typeof value === 'object' && value !== null) {
     budget = FAST_BUDGET;
     const copy = fast(value, 0);
     if (copy !== NOT_PLAIN) return { ok: true, value: copy };
