@@ -13,7 +13,6 @@ import {
   readOptions,
   values,
 } from './model';
-import { optionsExpand } from './runners';
 
 /** tar's options; `archive` judges `-f` (written when creating, read otherwise). */
 const tarTable = (archive: OptionKind): OptionTable => ({
@@ -88,7 +87,6 @@ export const tar: Model = (argv) => {
   const fx = effectsOf('tar');
   // The old style (`tar cvfz out.tgz files`), read as the operand table reads it.
   const words = expandOldStyle(argv, TAR_VALUE_LETTERS);
-  optionsExpand(words, fx);
   // The mode comes from the options as tar reads them: in `tar --exclude -t -cf out.tar .env` the
   // `-t` is a pattern and tar creates. A first reading only finds what was given.
   const given = new Set<string>();

@@ -10,7 +10,6 @@ import {
   readOptions,
   values,
 } from './model';
-import { optionsExpand } from './runners';
 
 /** `-o FILE` of a downloader: `-` is standard output. */
 const download: OptionKind = (v, f, option) => {
@@ -160,7 +159,6 @@ export const curl: Model = (argv) => {
   fx.network = true;
   fx.readOnly = false;
   const given = new Set<string>();
-  optionsExpand(argv, fx);
   const urls = readOptions(argv, 1, CURL_OPTIONS, fx, given);
   for (const url of urls) urlRead(url, fx);
   const has = (...names: string[]): boolean => names.some((name) => given.has(name));
@@ -210,7 +208,6 @@ export const wget: Model = (argv) => {
   fx.network = true;
   fx.readOnly = false;
   const given = new Set<string>();
-  optionsExpand(argv, fx);
   const urls = readOptions(argv, 1, WGET_OPTIONS, fx, given);
   const has = (...names: string[]): boolean => names.some((name) => given.has(name));
   // -r / -m / -p save the pages a site links to, named by the site.

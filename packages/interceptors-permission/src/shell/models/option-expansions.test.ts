@@ -102,6 +102,35 @@ describe('an option word that may expand into other words', () => {
     }
   });
 
+  it('a runner reads the words braces make as its options too (was: any brace in an option asked)', async () => {
+    const judged: [string, string][] = [
+      // cp -t{x,src} is cp -tx -tsrc: README.md is copied into src.
+      ['cp -t{x,src} README.md', 'Edit(./src/**)'],
+      ['tar -cf{y,src/x.tar} README.md', 'Edit(./src/**)'],
+      ['curl -d@{x,.env} http://127.0.0.1:9/', 'Read(./.env)'],
+      ['wget --post-file={x,.env} http://127.0.0.1:9/', 'Read(./.env)'],
+      ['tee -a{,} src/a.ts', 'Edit(./src/**)'],
+    ];
+    for (const [line, rule] of judged) {
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).toBe('deny');
+      expect(decision.reason).toContain(rule);
+    }
+    // And what they make is judged as written out: nothing protected, nothing to ask.
+    for (const line of [
+      'cp -t{x,y} README.md',
+      'tee -a{,} out.txt',
+      'tar -cf{y,z.tar} README.md',
+    ]) {
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).toBe('allow');
+    }
+    // A glob left after the braces is still not known: the runner asks, naming the word.
+    const glob = await explain('cp -t{x,s*} README.md');
+    expect(glob.behavior).toBe('ask');
+    expect(glob.reason).toContain('the option -t{x,s*} may expand into other words');
+  });
+
   it('a model says which word may expand when a glob is left in it', async () => {
     const decision = await explain('grep -f.e* README.md');
     expect(decision.behavior).toBe('ask');

@@ -34,19 +34,6 @@ export const interpreter =
     return fx;
   };
 
-/**
- * An option word with an unquoted glob or brace (`-d@{x,.env}`, `--output={x,src/y}`) is made
- * into other words by bash before the program reads it (`-d@x -d@.env`), while an option table
- * reads the text as written: not understood. Options end at `--`.
- */
-export const optionsExpand = (argv: readonly ShellWord[], fx: ProgramEffects): void => {
-  for (const w of argv.slice(1)) {
-    if (w.literal && w.value === '--') return;
-    if (w.glob && w.value.startsWith('-'))
-      notUnderstood(fx, `the option ${w.text} may expand into other words (a glob or brace in it)`);
-  }
-};
-
 /** `node --version`, `npm -v`, `python3 --help`: prints and exits. */
 const onlyAsksVersion = (argv: readonly ShellWord[]): boolean =>
   argv.length === 2 && /^(--version|-v|-V|--help|-h)$/.test(argv[1]?.value ?? '');
@@ -106,7 +93,6 @@ export const packageManager: Model = (argv) => {
       (argv[0]?.value === 'npx' || ['exec', 'x', 'dlx'].includes(own[i - 1]?.value ?? '')),
   );
   const options = execAt < 0 ? own : own.slice(0, execAt + 1);
-  optionsExpand(options, fx);
   readOptions(options, 1, PACKAGE_OPTIONS, fx);
   if (onlyAsksVersion(argv)) fx.readOnly = true;
   return fx;
@@ -114,7 +100,6 @@ export const packageManager: Model = (argv) => {
 
 export const tee: Model = (argv) => {
   const fx = effectsOf('tee');
-  optionsExpand(argv, fx);
   const operands = readOptions(
     argv,
     1,
@@ -196,7 +181,6 @@ export const copier =
     const fx = effectsOf(program);
     fx.readOnly = false;
     const given = new Set<string>();
-    optionsExpand(argv, fx);
     const operands = readOptions(argv, 1, COPIER_OPTIONS, fx, given);
     // `install -d DIR…` makes each operand a directory: every one is written, none read.
     if (program === 'install' && given.has('-d')) {
