@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject } from '../test/helpers';
+import { bash, makeProject, propertySeed } from '../test/helpers';
 import { type PermissionInterceptor, PermissionRuleError, permissionInterceptor } from './index';
 import { analyzeShell } from './shell/analyze';
 
 /** One seed for every property here, printed so that a failure replays (`FC_SEED=<seed>`). */
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-console.log(`permission properties: fast-check seed ${SEED} (FC_SEED=${SEED} replays)`);
+const SEED = propertySeed('permission properties');
 
 let strict: PermissionInterceptor;
 let open: PermissionInterceptor;

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InterceptedExecution, ToolHints, ToolSource } from '@dsh-tools/protocol';
-import { beforeAll } from 'vitest';
+import fc from 'fast-check';
+import { beforeAll, expect } from 'vitest';
 import {
   type PermissionDecision,
   type PermissionInterceptor,
@@ -127,3 +128,77 @@ export const optionSpellings = (spec: RiskyOption): string[] => {
   }
   return out;
 };
+
+/**
+ * A line that spells one option one way: the program, a harmless flag of it first when `before`
+ * (it must not hide the option), the spelling, then what follows.
+ */
+export const spelledLine = (spec: RiskyOption, spelling: string, before = false): string =>
+  `${spec.program}${before && spec.flag ? ` -${spec.flag}` : ''} ${spelling} ${spec.after}`.trim();
+
+/** Every option spelled every way (`optionSpellings`), with a harmless flag before it or not. */
+export const spellingCases = (
+  risky: readonly RiskyOption[],
+): fc.Arbitrary<{ spec: RiskyOption; spelling: string; before: boolean }> =>
+  fc.constantFrom(...risky).chain((spec) =>
+    fc.record({
+      spec: fc.constant(spec),
+      spelling: fc.constantFrom(...optionSpellings(spec)),
+      before: fc.boolean(),
+    }),
+  );
+
+/**
+ * The seed of a property test: `FC_SEED` replays a run, else one from the clock. Printed with
+ * what it seeds, so that a failure seen once can be replayed.
+ */
+export const propertySeed = (what: string): number => {
+  const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+  console.log(`${what}: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
+  return seed;
+};
+
+type Explain = (line: string) => Promise<PermissionDecision>;
+
+/** Each of the lines the policy allows, with its reason: a spelling check expects none. */
+export async function allowedAmong(explain: Explain, lines: Iterable<string>): Promise<string[]> {
+  const allowed: string[] = [];
+  for (const line of lines) {
+    const decision = await explain(line);
+    if (decision.behavior === 'allow') allowed.push(`${line}: ${decision.reason}`);
+  }
+  return allowed;
+}
+
+/** Each of the lines the policy does not allow, with its reason: everyday lines expect none. */
+export async function notAllowedAmong(
+  explain: Explain,
+  lines: Iterable<string>,
+): Promise<string[]> {
+  const refused: string[] = [];
+  for (const line of lines) {
+    const decision = await explain(line);
+    if (decision.behavior !== 'allow') refused.push(`${line}: ${decision.reason}`);
+  }
+  return refused;
+}
+
+/**
+ * The spelling property: no line made of a generated case is allowed. Seeded (`propertySeed`),
+ * the seed printed under `what`.
+ */
+export const neverAllowed = <T>(
+  what: string,
+  explain: Explain,
+  cases: fc.Arbitrary<T>,
+  lineOf: (generated: T) => string,
+  numRuns: number,
+): Promise<void> =>
+  fc.assert(
+    fc.asyncProperty(cases, async (generated) => {
+      const line = lineOf(generated);
+      const decision = await explain(line);
+      expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
+    }),
+    { seed: propertySeed(what), numRuns },
+  );

@@ -6,7 +6,7 @@
 import type { InterceptedExecution, ToolExecutionResult } from '@dsh-tools/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bash, makeProject, read } from '../../test/helpers';
+import { bash, makeProject, propertySeed, read } from '../../test/helpers';
 import {
   createMemorySharedGrantStore,
   createPermissionGrant,
@@ -18,8 +18,7 @@ import {
 } from '../index';
 
 /** One seed for the races here, printed so that a failure replays (`FC_SEED=<seed>`). */
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-console.log(`shared grant races: fast-check seed ${SEED} (FC_SEED=${SEED} replays)`);
+const SEED = propertySeed('shared grant races');
 
 const { root, home } = makeProject();
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertySeed } from '../../test/helpers';
 import { expandBraces } from './braces';
 
 /**
@@ -89,8 +90,7 @@ describe('expandBraces: the words bash makes of braces', () => {
   });
 
   it('agrees with bash on words of letters, commas, braces, dots and slashes (property)', () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`expandBraces: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
+    const seed = propertySeed('expandBraces');
     const word = fc
       .array(fc.constantFrom('a', 'z', '/', '.', ',', '{', '}', '1', '0', '-', '..', '{1..3}'), {
         maxLength: 10,

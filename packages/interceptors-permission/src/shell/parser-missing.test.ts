@@ -11,10 +11,10 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Language, Parser } from 'web-tree-sitter';
+import { propertySeed } from '../../test/helpers';
 import { loadShellParser, parseShell, type ShellNode } from './parser';
 
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-console.log(`parser missing-node properties: fast-check seed ${SEED} (FC_SEED=${SEED} replays)`);
+const SEED = propertySeed('parser missing-node properties');
 
 let reference: Parser;
 beforeAll(async () => {

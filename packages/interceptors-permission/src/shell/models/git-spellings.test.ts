@@ -5,9 +5,17 @@
  * allows each subcommand by prefix, none may be allowed. Seeded; the seed is printed.
  */
 import { execFileSync } from 'node:child_process';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filePolicy, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
+import {
+  allowedAmong,
+  filePolicy,
+  makeProject,
+  neverAllowed,
+  optionSpellings,
+  type RiskyOption,
+  spelledLine,
+  spellingCases,
+} from '../../../test/helpers';
 
 const SUBCOMMANDS = [
   'diff',
@@ -105,43 +113,23 @@ const FLAGS: readonly string[] = [
   'git cat-file --batch-all --batch',
 ];
 
-const lineOf = (spec: RiskyOption, spelling: string): string =>
-  `${spec.program} ${spelling} ${spec.after}`.trim();
-
 describe('git option spellings (property)', () => {
   it('no spelling of a writing, reading or running git option is allowed', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`git option spellings: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
-    const cases = fc.constantFrom(...RISKY).chain((spec) =>
-      fc.record({
-        spec: fc.constant(spec),
-        spelling: fc.constantFrom(...optionSpellings(spec)),
-        before: fc.boolean(),
-      }),
-    );
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ spec, spelling, before }) => {
-        // A harmless flag of the subcommand before the option must not hide it.
-        const extra = before && spec.flag ? ` -${spec.flag}` : '';
-        const line = lineOf({ ...spec, program: `${spec.program}${extra}` }, spelling);
-        const decision = await explain(line);
-        expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
-      }),
-      { seed, numRuns: 300 },
+    await neverAllowed(
+      'git option spellings',
+      explain,
+      spellingCases(RISKY),
+      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
+      300,
     );
   });
 
   it('every spelling of every option, and every flag, once', async () => {
-    const allowed: string[] = [];
     const lines = [
-      ...RISKY.flatMap((spec) => optionSpellings(spec).map((s) => lineOf(spec, s))),
+      ...RISKY.flatMap((spec) => optionSpellings(spec).map((s) => spelledLine(spec, s))),
       ...FLAGS,
     ];
-    for (const line of lines) {
-      const decision = await explain(line);
-      if (decision.behavior === 'allow') allowed.push(`${line}: ${decision.reason}`);
-    }
-    expect(allowed).toEqual([]);
+    expect(await allowedAmong(explain, lines)).toEqual([]);
   });
 
   it.each([

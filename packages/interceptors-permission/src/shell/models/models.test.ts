@@ -1,6 +1,12 @@
-import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bash, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
+import {
+  bash,
+  makeProject,
+  neverAllowed,
+  type RiskyOption,
+  spelledLine,
+  spellingCases,
+} from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
 import { loadShellParser } from '../parser';
 import type { ShellWord } from '../words';
@@ -279,24 +285,12 @@ const RISKY: readonly RiskyOption[] = [
 
 describe('option spellings (property)', () => {
   it('no spelling of a writing, running or reading option is allowed by a prefix rule', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`option spellings: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
-    const cases = fc.constantFrom(...RISKY).chain((spec) =>
-      fc.record({
-        spec: fc.constant(spec),
-        spelling: fc.constantFrom(...optionSpellings(spec)),
-        before: fc.boolean(),
-      }),
-    );
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ spec, spelling, before }) => {
-        // A harmless flag of the program before the option must not hide it.
-        const extra = before && spec.flag ? ` -${spec.flag}` : '';
-        const line = `${spec.program}${extra} ${spelling} ${spec.after}`.trim();
-        const decision = await decide(line);
-        expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
-      }),
-      { seed, numRuns: 300 },
+    await neverAllowed(
+      'option spellings',
+      decide,
+      spellingCases(RISKY),
+      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
+      300,
     );
   });
 });

@@ -1,13 +1,14 @@
-/**
- * Every spelling of an option that writes, reads or runs (attached, separated, `--opt=value`,
- * abbreviated to a unique prefix, in a cluster after a harmless flag) is judged as that option, for
- * the programs models.test.ts's property does not cover, under a policy that allows each program by
- * prefix. A spelling the model misreads would be allowed: `xargs -ra.env echo` was, until this
- * property reached xargs. Seeded; the seed is printed.
- */
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filePolicy, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
+import {
+  allowedAmong,
+  filePolicy,
+  makeProject,
+  neverAllowed,
+  optionSpellings,
+  type RiskyOption,
+  spelledLine,
+  spellingCases,
+} from '../../../test/helpers';
 
 const PROGRAMS = [
   'cp',
@@ -133,31 +134,17 @@ const RISKY: readonly RiskyOption[] = [
 
 describe('option spellings of more models (property)', () => {
   it('no spelling of a writing, reading or running option is allowed', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`more option spellings: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
-    const cases = fc
-      .constantFrom(...RISKY)
-      .chain((spec) =>
-        fc.record({ spec: fc.constant(spec), spelling: fc.constantFrom(...optionSpellings(spec)) }),
-      );
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ spec, spelling }) => {
-        const line = `${spec.program} ${spelling} ${spec.after}`.trim();
-        const decision = await explain(line);
-        expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
-      }),
-      { seed, numRuns: 400 },
+    await neverAllowed(
+      'more option spellings',
+      explain,
+      spellingCases(RISKY),
+      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
+      400,
     );
   });
 
   it('every spelling of every case, once', async () => {
-    const allowed: string[] = [];
-    for (const spec of RISKY) {
-      for (const spelling of optionSpellings(spec)) {
-        const line = `${spec.program} ${spelling} ${spec.after}`.trim();
-        if ((await explain(line)).behavior === 'allow') allowed.push(line);
-      }
-    }
-    expect(allowed).toEqual([]);
+    const lines = RISKY.flatMap((spec) => optionSpellings(spec).map((s) => spelledLine(spec, s)));
+    expect(await allowedAmong(explain, lines)).toEqual([]);
   });
 });

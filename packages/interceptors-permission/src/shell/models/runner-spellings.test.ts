@@ -10,7 +10,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filePolicy, makeProject, optionSpellings, type RiskyOption } from '../../../test/helpers';
+import {
+  allowedAmong,
+  filePolicy,
+  makeProject,
+  neverAllowed,
+  optionSpellings,
+  type RiskyOption,
+  spelledLine,
+} from '../../../test/helpers';
 
 const PROGRAMS = [
   'tar',
@@ -437,9 +445,7 @@ const HARMLESS: Readonly<Record<string, string>> = {
 
 /** Every line: the risky options in each spelling, and the ones written out. */
 const LINES: readonly string[] = [
-  ...RISKY.flatMap((spec) =>
-    optionSpellings(spec).map((spelling) => `${spec.program} ${spelling} ${spec.after}`.trim()),
-  ),
+  ...RISKY.flatMap((spec) => optionSpellings(spec).map((spelling) => spelledLine(spec, spelling))),
   ...WRITTEN,
 ];
 
@@ -457,28 +463,19 @@ const withHarmless = (line: string): string => {
 
 describe('option spellings of the runners, archives, downloaders and interpreters, a property', () => {
   it('no spelling of a writing, reading, running or connecting option is allowed', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`runner option spellings: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
     const cases = fc.record({ line: fc.constantFrom(...LINES), harmless: fc.boolean() });
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ line, harmless }) => {
-        const spelled = harmless ? withHarmless(line) : line;
-        const decision = await explain(spelled);
-        expect(decision.behavior, `${spelled}: ${decision.reason}`).not.toBe('allow');
-      }),
-      { seed, numRuns: 400 },
+    await neverAllowed(
+      'runner option spellings',
+      explain,
+      cases,
+      ({ line, harmless }) => (harmless ? withHarmless(line) : line),
+      400,
     );
   });
 
   it('every spelling of every case, once, bare and after a harmless flag', async () => {
-    const allowed: string[] = [];
-    for (const line of LINES) {
-      for (const spelled of new Set([line, withHarmless(line)])) {
-        const decision = await explain(spelled);
-        if (decision.behavior === 'allow') allowed.push(`${spelled}: ${decision.reason}`);
-      }
-    }
-    expect(allowed).toEqual([]);
+    const spelled = new Set(LINES.flatMap((line) => [line, withHarmless(line)]));
+    expect(await allowedAmong(explain, spelled)).toEqual([]);
   });
 
   for (const line of [

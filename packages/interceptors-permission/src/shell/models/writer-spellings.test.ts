@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { filePolicy, makeProject } from '../../../test/helpers';
+import { allowedAmong, filePolicy, makeProject, neverAllowed } from '../../../test/helpers';
 import { COMPRESSORS } from './file-writers';
 
 const COMPRESSOR_NAMES = Object.keys(COMPRESSORS);
@@ -411,8 +411,6 @@ const withFlags = (s: Shape, inserts: readonly (readonly [number, string])[]): s
 
 describe('option spellings of the writers and builtins (property)', () => {
   it('no spelling of a writing, reading or running option is allowed, harmless flags between', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`writer spellings: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
     const cases = fc.constantFrom(...SHAPES).chain((s) =>
       fc.record({
         s: fc.constant(s),
@@ -424,27 +422,21 @@ describe('option spellings of the writers and builtins (property)', () => {
               }),
       }),
     );
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ s, inserts }) => {
-        const line = withFlags(s, inserts);
-        const decision = await explain(line);
-        expect(decision.behavior, `${line}: ${decision.reason}`).not.toBe('allow');
-      }),
-      { seed, numRuns: 600 },
+    await neverAllowed(
+      'writer spellings',
+      explain,
+      cases,
+      ({ s, inserts }) => withFlags(s, inserts),
+      600,
     );
   });
 
   it('every spelling of every case, once, bare and after each harmless flag', async () => {
-    const allowed: string[] = [];
-    for (const s of SHAPES) {
-      for (const line of [
-        lineOf(s.program, s.words),
-        ...s.harmless.map((flag) => withFlags(s, [[0, flag]])),
-      ]) {
-        if ((await explain(line)).behavior === 'allow') allowed.push(line);
-      }
-    }
-    expect(allowed).toEqual([]);
+    const lines = SHAPES.flatMap((s) => [
+      lineOf(s.program, s.words),
+      ...s.harmless.map((flag) => withFlags(s, [[0, flag]])),
+    ]);
+    expect(await allowedAmong(explain, lines)).toEqual([]);
   });
 });
 
