@@ -202,3 +202,18 @@ export const neverAllowed = <T>(
     }),
     { seed: propertySeed(what), numRuns },
   );
+
+/** The spelling property over options: no spelling of any of them, after a flag or not, is allowed. */
+export const noSpellingAllowed = (
+  what: string,
+  explain: Explain,
+  risky: readonly RiskyOption[],
+  numRuns: number,
+): Promise<void> =>
+  neverAllowed(
+    what,
+    explain,
+    spellingCases(risky),
+    ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
+    numRuns,
+  );

@@ -10,11 +10,10 @@ import {
   allowedAmong,
   filePolicy,
   makeProject,
-  neverAllowed,
+  noSpellingAllowed,
   optionSpellings,
   type RiskyOption,
   spelledLine,
-  spellingCases,
 } from '../../../test/helpers';
 
 const SUBCOMMANDS = [
@@ -115,13 +114,7 @@ const FLAGS: readonly string[] = [
 
 describe('git option spellings (property)', () => {
   it('no spelling of a writing, reading or running git option is allowed', async () => {
-    await neverAllowed(
-      'git option spellings',
-      explain,
-      spellingCases(RISKY),
-      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
-      300,
-    );
+    await noSpellingAllowed('git option spellings', explain, RISKY, 300);
   });
 
   it('every spelling of every option, and every flag, once', async () => {

@@ -1,12 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  bash,
-  makeProject,
-  neverAllowed,
-  type RiskyOption,
-  spelledLine,
-  spellingCases,
-} from '../../../test/helpers';
+import { bash, makeProject, noSpellingAllowed, type RiskyOption } from '../../../test/helpers';
 import { type PermissionInterceptor, permissionInterceptor } from '../../index';
 import { loadShellParser } from '../parser';
 import type { ShellWord } from '../words';
@@ -285,12 +278,6 @@ const RISKY: readonly RiskyOption[] = [
 
 describe('option spellings (property)', () => {
   it('no spelling of a writing, running or reading option is allowed by a prefix rule', async () => {
-    await neverAllowed(
-      'option spellings',
-      decide,
-      spellingCases(RISKY),
-      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
-      300,
-    );
+    await noSpellingAllowed('option spellings', decide, RISKY, 300);
   });
 });

@@ -3,11 +3,10 @@ import {
   allowedAmong,
   filePolicy,
   makeProject,
-  neverAllowed,
+  noSpellingAllowed,
   optionSpellings,
   type RiskyOption,
   spelledLine,
-  spellingCases,
 } from '../../../test/helpers';
 
 const PROGRAMS = [
@@ -134,13 +133,7 @@ const RISKY: readonly RiskyOption[] = [
 
 describe('option spellings of more models (property)', () => {
   it('no spelling of a writing, reading or running option is allowed', async () => {
-    await neverAllowed(
-      'more option spellings',
-      explain,
-      spellingCases(RISKY),
-      ({ spec, spelling, before }) => spelledLine(spec, spelling, before),
-      400,
-    );
+    await noSpellingAllowed('more option spellings', explain, RISKY, 400);
   });
 
   it('every spelling of every case, once', async () => {
