@@ -20,8 +20,17 @@ const sandboxCovers = (glob: string, path: string): boolean =>
     return plainGlobRegExp(parsed.prefix, parsed.rest).test(path);
   });
 
-const NAMES = ['a', 'b', 'ab', '.a', 'a.b', '.env', 'x\u{1F600}', 'a+b', 'a@b'];
-const PATTERNS = ['*', '?', '**', 'a*', '*.b', '?b', '.*', '*a*', '{a,b}', '[ab]', '@(a|b)'];
+const NAMES = [
+  ...['a', 'b', 'c', 'ab', '.a', 'a.b', '.env', 'x\u{1F600}', 'a+b', 'a@b'],
+  ...['1', '2', '3', '01', '02', 'x1y', 'x2y', 'a1', '{a}', 'a,b'],
+];
+const PATTERNS = [
+  ...['*', '?', '**', 'a*', '*.b', '?b', '.*', '*a*', '[ab]', '@(a|b)'],
+  // Every kind of brace picomatch reads: a list, nested, with an empty member, a range of
+  // numbers or letters (padded, stepped), a lone member, braces inside a name.
+  ...['{a,b}', '{a,{b,ab}}', '{,a}', '{1..3}', '{a..c}', '{01..02}', '{1..3..2}', '{a}'],
+  ...['x{1..2}y', 'a{1,2}', '{a,b}{1,2}'],
+];
 
 describe('a rule glob and the sandbox globs it becomes', () => {
   it('property: the sandbox covers every path the rule matches', () => {

@@ -14,6 +14,11 @@ describe('toSandboxGlobs: the sandbox dialect, never narrower than the rule', ()
     ['/w/[ab].txt', ['/w/?.txt']],
     ['/w/@(x|y)', ['/w/*']],
     ['/w/a**b/c', ['/w/**/c']],
+    // A range is names picomatch counts, which no member spells; a lone member is read either way.
+    ['/w/k{1..3}.txt', ['/w/k*.txt']],
+    ['/w/{1..2,w}', ['/w/*']],
+    ['/w/{a}', ['/w/*']],
+    ['/w/{x,{y,z}}', ['/w/x', '/w/y', '/w/x', '/w/z']],
   ])('%s', (glob, expected) => {
     expect(toSandboxGlobs(glob)).toEqual(expected);
   });

@@ -33,14 +33,18 @@ const NETWORK_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 const NETWORK_TOOLS = new Set(['WebFetch', 'WebSearch']);
 
 /**
- * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`): braces expanded, a bracket
- * class widened to `?`, an extglob to `*`. Widening is safe here: these are deny globs, and a
- * wider deny only takes away more.
+ * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`): brace lists expanded (a range
+ * or a lone member widened to `*`), a bracket class widened to `?`, an extglob to `*`. Widening is
+ * safe here: these are deny globs, and a wider deny only takes away more.
  */
 export function toSandboxGlobs(glob: string): string[] {
   const brace = /\{([^{}]*)\}/.exec(glob);
   if (brace) {
-    const options = brace[1]!.split(',');
+    const members = brace[1]!.split(',');
+    // A range (`{1..3}`, `{a..c}`, `{01..09..2}`, alone or in a list) is the names picomatch
+    // counts, which no member spells, and a lone member may be read either way: the group is
+    // widened to `*`.
+    const options = members.length === 1 || members.some((m) => m.includes('..')) ? ['*'] : members;
     return options.flatMap((o) =>
       toSandboxGlobs(glob.slice(0, brace.index) + o + glob.slice(brace.index + brace[0].length)),
     );
