@@ -188,43 +188,58 @@ describe.skipIf(NO_BWRAP)('permission narrows the sandbox of every call it lets 
 });
 
 /**
- * A path deny written with braces narrows the sandbox as the rule reads it: picomatch counts a
- * range (`k{1..3}`), reads nested and lone groups, so the sandbox's globs must cover every name
- * the rule matches. Before, a range became the literal name `k1..3.txt`: the sandbox held
- * nothing, and a command whose reads the analyzer could not see printed the key.
+ * A path deny narrows the sandbox as picomatch reads the rule, whatever its syntax: a brace range
+ * (`k{1..3}`), nested groups, a range in a list, a POSIX class, and the glob's own text as a name
+ * (picomatch matches that path first). Before, a range and the glob's own name became names no
+ * file had: the sandbox held nothing, and a command whose reads the analyzer could not see printed
+ * the key. (A POSIX class made a glob the sandbox refused: the call was denied, closed.) Each
+ * file is one the rule denies by name, checked last.
  */
-describe.skipIf(NO_BWRAP)('a deny rule with braces narrows the sandbox as it reads', () => {
-  const KEYS: [rule: string, file: string][] = [
-    ['Read(./keys/k{1..3}.txt)', 'keys/k2.txt'],
-    ['Read(./keys/{a..c}.txt)', 'keys/b.txt'],
-    ['Read(./keys/{x,{y,z}}.txt)', 'keys/z.txt'],
-    ['Read(./keys/{1..2,w}.txt)', 'keys/2.txt'],
-  ];
-  it.each(KEYS)('%s keeps %s from a command that hides its read', async (rule, file) => {
-    const canary = `brace-canary-${file.replace(/\W/g, '')}`;
-    await mkdir(`${ws}/keys`, { recursive: true });
-    await writeFile(`${ws}/${file}`, `${canary}\n`);
-    // The name comes from a variable: the analyzer cannot see what is read, and asks.
-    const command = `f=${file}; python3 -c "import sys; print(open(sys.argv[1]).read())" "$f"`;
-    const plain = spawnSync('bash', ['-c', command], {
-      cwd: ws,
-      encoding: 'utf8',
-      timeout: 15_000,
+describe.skipIf(NO_BWRAP)(
+  'a deny rule in any picomatch syntax narrows the sandbox as it reads',
+  () => {
+    const KEYS: [rule: string, file: string][] = [
+      ['Read(./keys/k{1..3}.txt)', 'keys/k2.txt'],
+      ['Read(./keys/{a..c}.txt)', 'keys/b.txt'],
+      ['Read(./keys/{x,{y,z}}.txt)', 'keys/z.txt'],
+      ['Read(./keys/{1..2,w}.txt)', 'keys/2.txt'],
+      ['Read(./keys/[[:digit:]].txt)', 'keys/7.txt'],
+      ['Read(./keys/[k].txt)', 'keys/[k].txt'],
+    ];
+    it.each(KEYS)('%s keeps %s from a command that hides its read', async (rule, file) => {
+      const canary = `glob-canary-${file.replace(/\W/g, '')}`;
+      await mkdir(`${ws}/keys`, { recursive: true });
+      await writeFile(`${ws}/${file}`, `${canary}\n`);
+      // The name comes from a variable: the analyzer cannot see what is read, and asks.
+      const command = `f='${file}'; python3 -c "import sys; print(open(sys.argv[1]).read())" "$f"`;
+      const plain = spawnSync('bash', ['-c', command], {
+        cwd: ws,
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
+      expect(plain.stdout).toContain(canary);
+      const registry = createToolRegistry();
+      registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd: ws, network: true }), {
+        name: 'sandbox',
+      });
+      const permission = permissionInterceptor({
+        cwd: ws,
+        rules: { allow: ['Read(./**)'], deny: [rule] },
+        // The analyzer's verdict out of the way: whatever it would ask, a person allows.
+        approve: async () => ({ kind: 'allow' }),
+      });
+      registry.use(permission, { name: 'permission' });
+      registry.register(bashTool());
+      const r = await registry.execute({ callId: 'b', name: 'bash', arguments: { command } });
+      expect(JSON.stringify(r.content)).not.toContain(canary);
+      // The rule itself denies the file: reading it by name is denied before anything runs.
+      const named = await registry.execute({
+        callId: 'n',
+        name: 'bash',
+        arguments: { command: `cat '${file}'` },
+      });
+      expect(named.isError, JSON.stringify(named.content)).toBe(true);
+      expect(JSON.stringify(named.content)).not.toContain(canary);
     });
-    expect(plain.stdout).toContain(canary);
-    const registry = createToolRegistry();
-    registry.use(sandboxInterceptor({ mode: 'workspace-write', cwd: ws, network: true }), {
-      name: 'sandbox',
-    });
-    const permission = permissionInterceptor({
-      cwd: ws,
-      rules: { allow: ['Read(./**)'], deny: [rule] },
-      // The analyzer's verdict out of the way: whatever it would ask, a person allows.
-      approve: async () => ({ kind: 'allow' }),
-    });
-    registry.use(permission, { name: 'permission' });
-    registry.register(bashTool());
-    const r = await registry.execute({ callId: 'b', name: 'bash', arguments: { command } });
-    expect(JSON.stringify(r.content)).not.toContain(canary);
-  });
-});
+  },
+);

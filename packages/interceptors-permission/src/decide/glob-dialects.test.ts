@@ -23,6 +23,7 @@ const sandboxCovers = (glob: string, path: string): boolean =>
 const NAMES = [
   ...['a', 'b', 'c', 'ab', '.a', 'a.b', '.env', 'x\u{1F600}', 'a+b', 'a@b'],
   ...['1', '2', '3', '01', '02', 'x1y', 'x2y', 'a1', '{a}', 'a,b'],
+  ...['a*b', 'a|b', '(a)', '[a]', 'a]', 'a[', 'a\\b', '!a'],
 ];
 const PATTERNS = [
   ...['*', '?', '**', 'a*', '*.b', '?b', '.*', '*a*', '[ab]', '@(a|b)'],
@@ -30,6 +31,10 @@ const PATTERNS = [
   // numbers or letters (padded, stepped), a lone member, braces inside a name.
   ...['{a,b}', '{a,{b,ab}}', '{,a}', '{1..3}', '{a..c}', '{01..02}', '{1..3..2}', '{a}'],
   ...['x{1..2}y', 'a{1,2}', '{a,b}{1,2}'],
+  // Every other kind of picomatch syntax: POSIX classes, groups and their alternation (a `|`
+  // outside a group alternates the whole pattern), extglobs, escapes, a bracket left open.
+  ...['[[:digit:]]', '[[:alpha:]]*', '[!a]', '[a-c]', '(a|b)', '(a|ab)*', 'a|b', '*(a)', '+(a)'],
+  ...['!(a)', '?(a)b', '@(a/b|c)', '(b/a|1)', 'a\\*b', '\\[a\\]', 'a[*]b', 'a[', '!a'],
 ];
 
 describe('a rule glob and the sandbox globs it becomes', () => {

@@ -7,18 +7,26 @@ const policyOf = (rules: { allow?: string[]; deny?: string[]; ask?: string[] }) 
   readOptions({ cwd: '/w', home: '/h', rules }).policy;
 
 describe('toSandboxGlobs: the sandbox dialect, never narrower than the rule', () => {
+  // The last glob of each is the glob's own text as a name (picomatch matches that path too).
   it.each([
     ['/w/.env', ['/w/.env']],
     ['/w/secrets/**', ['/w/secrets/**']],
-    ['/w/{a,b}/x', ['/w/a/x', '/w/b/x']],
-    ['/w/[ab].txt', ['/w/?.txt']],
-    ['/w/@(x|y)', ['/w/*']],
+    ['/w/{a,b}/x', ['/w/a/x', '/w/b/x', '/w/?a,b?/x']],
+    ['/w/[ab].txt', ['/w/?.txt', '/w/?ab?.txt']],
+    ['/w/@(x|y)', ['/w/*', '/w/@?x?y?']],
     ['/w/a**b/c', ['/w/**/c']],
     // A range is names picomatch counts, which no member spells; a lone member is read either way.
-    ['/w/k{1..3}.txt', ['/w/k*.txt']],
-    ['/w/{1..2,w}', ['/w/*']],
-    ['/w/{a}', ['/w/*']],
-    ['/w/{x,{y,z}}', ['/w/x', '/w/y', '/w/x', '/w/z']],
+    ['/w/k{1..3}.txt', ['/w/k*.txt', '/w/k?1..3?.txt']],
+    ['/w/{1..2,w}', ['/w/*', '/w/?1..2,w?']],
+    ['/w/{a}', ['/w/*', '/w/?a?']],
+    ['/w/{x,{y,z}}', ['/w/x', '/w/y', '/w/z', '/w/?x,?y,z??']],
+    // A `|` outside a group alternates the whole pattern; a POSIX class is one character; an
+    // escaped letter is a regular expression class (`\\W` matches `/`): its component is `**`.
+    ['/w/a|/w/b', ['/w/a', '/w/b', '/w/a?/w/b']],
+    ['/w/[[:digit:]].txt', ['/w/?.txt', '/w/??:digit:??.txt']],
+    ['/w/a\\Wb/c', ['/w/**/c', '/w/a?Wb/c']],
+    ['/w/a\\*b', ['/w/a?b', '/w/a?*b']],
+    ['/w/x@(a/b|c)y/z', ['/w/**/z', '/w/x@?a/b?c?y/z']],
   ])('%s', (glob, expected) => {
     expect(toSandboxGlobs(glob)).toEqual(expected);
   });

@@ -33,11 +33,31 @@ const NETWORK_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 const NETWORK_TOOLS = new Set(['WebFetch', 'WebSearch']);
 
 /**
- * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`): brace lists expanded (a range
- * or a lone member widened to `*`), a bracket class widened to `?`, an extglob to `*`. Widening is
- * safe here: these are deny globs, and a wider deny only takes away more.
+ * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`), never narrower. picomatch
+ * matches a path equal to the glob's own text before it reads the glob (`/w/[a]` matches the file
+ * named `[a]` as well as `a`): that name is kept, each mark the sandbox cannot say made `?`. Then
+ * the glob as picomatch reads it ({@link translated}). Widening is safe here: these are deny
+ * globs, and a wider deny only takes away more.
  */
 export function toSandboxGlobs(glob: string): string[] {
+  const itself = glob.replace(/[[\]{}()|!\\]/g, '?');
+  return [...new Set([...translated(glob), wholeStars(itself)])];
+}
+
+/** `*` next to `**` in one component is not a whole-component `**`: the component is `**`. */
+const wholeStars = (glob: string): string =>
+  glob
+    .split('/')
+    .map((c) => (c.includes('**') ? '**' : c))
+    .join('/');
+
+/**
+ * The glob as picomatch reads it, in the sandbox's dialect: brace lists expanded (a range or a
+ * lone member widened to `*`); a `|` outside a group alternates the whole pattern (`/w/a|b` is
+ * `/w/a` or `b`), so each alternative is translated on its own (one that is not absolute matches
+ * no absolute path); then {@link widened}.
+ */
+function translated(glob: string): string[] {
   const brace = /\{([^{}]*)\}/.exec(glob);
   if (brace) {
     const members = brace[1]!.split(',');
@@ -46,16 +66,98 @@ export function toSandboxGlobs(glob: string): string[] {
     // widened to `*`.
     const options = members.length === 1 || members.some((m) => m.includes('..')) ? ['*'] : members;
     return options.flatMap((o) =>
-      toSandboxGlobs(glob.slice(0, brace.index) + o + glob.slice(brace.index + brace[0].length)),
+      translated(glob.slice(0, brace.index) + o + glob.slice(brace.index + brace[0].length)),
     );
   }
-  const widened = glob
-    .replace(/[@!+*?]\([^)]*\)/g, '*')
-    .replace(/\[[^\]]*\]/g, '?')
-    .replace(/[{}()!]/g, '*');
-  // `*` next to `**` in one component is not a whole-component `**`: widen it to `**`.
-  const components = widened.split('/').map((c) => (c.includes('**') ? '**' : c));
-  return [components.join('/')];
+  const alternatives = outsideGroups(glob, '|');
+  if (alternatives.length > 1) {
+    return alternatives.filter((a) => a.startsWith('/')).flatMap(translated);
+  }
+  return [wholeStars(widened(glob))];
+}
+
+/** `glob` cut at each `separator` that is outside a group `(…)` and a bracket `[…]`. */
+function outsideGroups(glob: string, separator: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '\\') i++;
+    else if (ch === '[') i = bracketEnd(glob, i) ?? i;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if (ch === separator && depth === 0) {
+      out.push(glob.slice(from, i));
+      from = i + 1;
+    }
+  }
+  out.push(glob.slice(from));
+  return out;
+}
+
+/** Where the bracket expression opening at `at` closes (POSIX classes such as `[:digit:]` inside). */
+function bracketEnd(glob: string, at: number): number | undefined {
+  const match = /^\[(?:\[:[a-z]+:\]|\\.|[^\]\\])*\]/.exec(glob.slice(at));
+  return match ? at + match[0].length - 1 : undefined;
+}
+
+/**
+ * What the sandbox's dialect cannot say, widened to what it can. An escaped punctuation mark is
+ * that mark (`?`), an escaped letter or digit is the regular expression picomatch hands it to
+ * (`\\d` a digit, `\\W` anything but a word character, `/` included): its component may span
+ * others, so every component it touches is `**`, as for a group or an extglob that holds a `/`;
+ * one that does not (`(a|b)`, `@(…)`, `!(…)`) is `*`. A bracket expression is `?` (POSIX classes
+ * inside; an unclosed `[` or a lone `]` is itself, one character: `?` too); any brace, group mark
+ * or `!` left is `*`.
+ */
+function widened(glob: string): string {
+  let out = '';
+  /** Every component from the one `out` ends in to the one `to` is in: `**`; where to go on. */
+  const spanning = (to: number): number => {
+    out = `${out.slice(0, out.lastIndexOf('/') + 1)}**`;
+    const next = glob.indexOf('/', to + 1);
+    return next < 0 ? glob.length : next - 1;
+  };
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] as string;
+    if (ch === '\\') {
+      if (/[\p{L}\p{N}]/u.test(glob[i + 1] ?? '')) i = spanning(i + 1);
+      else {
+        out += '?';
+        i++;
+      }
+    } else if (ch === '[') {
+      out += '?';
+      i = bracketEnd(glob, i) ?? i;
+    } else if ('@!+*?'.includes(ch) && glob[i + 1] === '(') {
+      // An extglob: its mark and its group are one.
+    } else if (ch === '(') {
+      const end = groupEnd(glob, i);
+      if (end === undefined) out += '*';
+      else if (glob.slice(i, end + 1).includes('/') || glob.slice(i, end + 1).includes('\\')) {
+        i = spanning(end);
+      } else {
+        out += '*';
+        i = end;
+      }
+    } else if (ch === ']') out += '?';
+    else out += '{}()|!'.includes(ch) ? '*' : ch;
+  }
+  return out;
+}
+
+/** Where the group opening at `at` closes, nested groups and brackets inside. */
+function groupEnd(glob: string, at: number): number | undefined {
+  let depth = 0;
+  for (let i = at; i < glob.length; i++) {
+    const ch = glob[i];
+    if (ch === '\\') i++;
+    else if (ch === '[') i = bracketEnd(glob, i) ?? i;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return i;
+  }
+  return undefined;
 }
 
 const narrowings = new WeakMap<Policy, SandboxNarrowing>();
