@@ -189,11 +189,12 @@ describe.skipIf(NO_BWRAP)('permission narrows the sandbox of every call it lets 
 
 /**
  * A path deny narrows the sandbox as picomatch reads the rule, whatever its syntax: a brace range
- * (`k{1..3}`), nested groups, a range in a list, a POSIX class, and the glob's own text as a name
- * (picomatch matches that path first). Before, a range and the glob's own name became names no
- * file had: the sandbox held nothing, and a command whose reads the analyzer could not see printed
- * the key. (A POSIX class made a glob the sandbox refused: the call was denied, closed.) Each
- * file is one the rule denies by name, checked last.
+ * (`k{1..3}`), nested groups, a range in a list, a POSIX class, quotes, a group made optional or
+ * repeated (`(…)?`, `{…}+`), `?` over an emoji (one UTF-16 unit to picomatch), a class opening
+ * with `]`, and the glob's own text as a name (picomatch matches that path first). Before, each
+ * became globs no such file matched (or one the sandbox refused, and the call was denied): the
+ * sandbox held nothing, and a command whose reads the analyzer could not see printed the key.
+ * Each file is one the rule denies by name, checked last.
  */
 describe.skipIf(NO_BWRAP)(
   'a deny rule in any picomatch syntax narrows the sandbox as it reads',
@@ -205,6 +206,11 @@ describe.skipIf(NO_BWRAP)(
       ['Read(./keys/{1..2,w}.txt)', 'keys/2.txt'],
       ['Read(./keys/[[:digit:]].txt)', 'keys/7.txt'],
       ['Read(./keys/[k].txt)', 'keys/[k].txt'],
+      ['Read(./keys/"my key".txt)', 'keys/my key.txt'],
+      ['Read(./keys/config(.local)?.json)', 'keys/config.json'],
+      ['Read(./keys/{a,b}+)', 'keys/ab'],
+      ['Read(./keys/??.pem)', 'keys/😀.pem'],
+      ['Read(./keys/[]a])', 'keys/a'],
     ];
     it.each(KEYS)('%s keeps %s from a command that hides its read', async (rule, file) => {
       const canary = `glob-canary-${file.replace(/\W/g, '')}`;

@@ -10,8 +10,13 @@ let loaded: typeof Picomatch | undefined;
 const picomatch = (): typeof Picomatch =>
   (loaded ??= createRequire(import.meta.url)('picomatch') as typeof Picomatch);
 
-/** Characters that make a path component a pattern rather than a name. */
-export const GLOB_CHARS = /[*?[\]{}!]/;
+/**
+ * Characters that make a path component a pattern rather than a name: every character picomatch
+ * reads as syntax on its own (`+` and `@` are syntax only before a `(`). A quote, a group or a
+ * backslash is syntax too: `"My Keys"` is the directory `My Keys` to picomatch, so a component
+ * holding one is no literal directory to match a path's prefix against.
+ */
+export const GLOB_CHARS = /[*?[\]{}()|\\"!]/;
 
 /** The dialect's one option: a wildcard matches a name that begins with a dot. */
 const DIALECT = { dot: true } as const;

@@ -261,8 +261,8 @@ describe('sandboxNarrowing', () => {
 
   it('a brace or parenthesis left over widens to a wildcard, never drops out', () => {
     // picomatch reads an unbalanced `{` or `)` as itself: the sandbox glob must still cover it.
-    expect(toSandboxGlobs('/w/a{b')).toEqual(['/w/a*b', '/w/a?b']);
-    expect(toSandboxGlobs('/w/a)b')).toEqual(['/w/a*b', '/w/a?b']);
+    expect(toSandboxGlobs('/w/a{b')).toEqual(['/w/**']);
+    expect(toSandboxGlobs('/w/a)b')).toEqual(['/w/**']);
   });
 
   it('is computed once per policy', () => {

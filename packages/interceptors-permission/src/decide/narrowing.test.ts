@@ -7,28 +7,44 @@ const policyOf = (rules: { allow?: string[]; deny?: string[]; ask?: string[] }) 
   readOptions({ cwd: '/w', home: '/h', rules }).policy;
 
 describe('toSandboxGlobs: the sandbox dialect, never narrower than the rule', () => {
-  // The last glob of each is the glob's own text as a name (picomatch matches that path too).
   it.each([
+    // A path, a plain tail: as they are (the glob's own text is the same glob).
     ['/w/.env', ['/w/.env']],
     ['/w/secrets/**', ['/w/secrets/**']],
-    ['/w/{a,b}/x', ['/w/a/x', '/w/b/x', '/w/?a,b?/x']],
-    ['/w/[ab].txt', ['/w/?.txt', '/w/?ab?.txt']],
-    ['/w/@(x|y)', ['/w/*', '/w/@?x?y?']],
     ['/w/a**b/c', ['/w/**/c']],
-    // A range is names picomatch counts, which no member spells; a lone member is read either way.
-    ['/w/k{1..3}.txt', ['/w/k*.txt', '/w/k?1..3?.txt']],
-    ['/w/{1..2,w}', ['/w/*', '/w/?1..2,w?']],
-    ['/w/{a}', ['/w/*', '/w/?a?']],
-    ['/w/{x,{y,z}}', ['/w/x', '/w/y', '/w/z', '/w/?x,?y,z??']],
-    // A `|` outside a group alternates the whole pattern; a POSIX class is one character; an
-    // escaped letter is a regular expression class (`\\W` matches `/`): its component is `**`.
-    ['/w/a|/w/b', ['/w/a', '/w/b', '/w/a?/w/b']],
-    ['/w/[[:digit:]].txt', ['/w/?.txt', '/w/??:digit:??.txt']],
-    ['/w/a\\Wb/c', ['/w/**/c', '/w/a?Wb/c']],
-    ['/w/a\\*b', ['/w/a?b', '/w/a?*b']],
-    ['/w/x@(a/b|c)y/z', ['/w/**/z', '/w/x@?a/b?c?y/z']],
+    ['/w/**/*.pem', ['/w/**/*.pem']],
+    // `?` is one UTF-16 unit to picomatch (half an emoji): `*` in the sandbox.
+    ['/w/key?.pem', ['/w/key*.pem']],
+    // Brace lists written out, and the glob's own text as a name (picomatch matches it first).
+    ['/w/{a,b}/x', ['/w/a/x', '/w/b/x', '/w/*a,b*/x']],
+    ['/w/**/*.{pem,key}', ['/w/**/*.pem', '/w/**/*.key', '/w/**/*.*pem,key*']],
+    // A component starting with `~` (home to the sandbox) starts with `*`.
+    ['/w/~$*.docx', ['/w/*$*.docx']],
+    // Anything else: everything below the literal prefix. A class may hold `/`, a range or a
+    // POSIX class makes picomatch's literal dots match `/`, `|` alternates the whole pattern, an
+    // escaped letter is a regular-expression class, quotes quote, `+` after a group repeats it.
+    ['/w/[ab].txt', ['/w/**']],
+    ['/w/@(x|y)', ['/w/**']],
+    ['/w/k{1..3}.txt', ['/w/**']],
+    ['/w/logs/app{1..3,old}.log', ['/w/logs/**']],
+    ['/w/{1..2,w}', ['/w/**']],
+    ['/w/{a}', ['/w/**']],
+    ['/w/{x,{y,z}}', ['/w/**']],
+    ['/w/{.,sub}/secret', ['/w/**']],
+    ['/w/a|/w/b', ['/w/**']],
+    ['/w/[[:digit:]].txt', ['/w/**']],
+    ['/w/a\\Wb/c', ['/w/**']],
+    ['/w/**/"My Keys"/*', ['/w/**']],
+    ['/w/{a,b}+', ['/w/**']],
+    ['/w/x/***/y', ['/w/x/**']],
   ])('%s', (glob, expected) => {
     expect(toSandboxGlobs(glob)).toEqual(expected);
+  });
+
+  it('writes out at most 64 globs; more braces widen instead of growing', () => {
+    expect(toSandboxGlobs(`/w/${'{a,b}'.repeat(6)}`)).toHaveLength(65);
+    expect(toSandboxGlobs(`/w/${'{a,b}'.repeat(7)}`)).toEqual(['/w/**']);
+    expect(toSandboxGlobs(`/w/${'{a,b}'.repeat(17)}`)).toEqual(['/w/**']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { GLOB_CHARS } from '@dsh-tools/policy-kit';
 import type { NarrowableSandbox, SandboxNarrowing } from '@dsh-tools/protocol';
 import { isFamily, type Policy } from './policy';
 import { patternsOf } from './policy-index';
@@ -33,131 +34,90 @@ const NETWORK_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 const NETWORK_TOOLS = new Set(['WebFetch', 'WebSearch']);
 
 /**
- * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`), never narrower. picomatch
- * matches a path equal to the glob's own text before it reads the glob (`/w/[a]` matches the file
- * named `[a]` as well as `a`): that name is kept, each mark the sandbox cannot say made `?`. Then
- * the glob as picomatch reads it ({@link translated}). Widening is safe here: these are deny
- * globs, and a wider deny only takes away more.
+ * Whether a component of a written-out tail, its wildcards aside, is text the sandbox reads as
+ * picomatch does: not `***`, and no `+` or `@` (after a group they are syntax: `{a,b}+`).
+ */
+const plainBut = (component: string): boolean =>
+  !GLOB_CHARS.test(component.replace(/[*?]/g, '')) && !/[+@]|\*\*\*/.test(component);
+/** The most globs one rule's brace lists may make before the rule is widened instead. */
+const MAX_GLOBS = 64;
+
+/**
+ * A picomatch glob as the sandbox's smaller dialect (`*`, `?`, `**`), never narrower. Failing
+ * closed on what it does not understand: the components up to the first that holds any syntax
+ * are the glob's literal prefix, and unless the rest is text, `*`, `?` and `**` once its brace
+ * lists are written out (at most {@link MAX_GLOBS} globs, each member plain text), the sandbox
+ * denies everything below the prefix (`prefix/**`). picomatch has more syntax than a list of
+ * cases could follow, and some of it reaches past a component: a range or a POSIX class makes
+ * its literal dots match `/`, a class may hold `/`, a `|` alternates the whole pattern, `\\W` is a
+ * regular-expression class, quotes quote. Those paths all lie below the prefix, as the permission
+ * layer, which matches a path only below that prefix, also finds them. Where the rest is kept,
+ * each `?` becomes `*` (picomatch's `?` is one UTF-16 unit, half an emoji; the sandbox's is one
+ * character), and the glob's own text is kept as a name, its syntax made `*`: picomatch matches a
+ * path equal to the glob before it reads it. A component starting with `~` (which the sandbox
+ * reads as home) starts with `*` instead. Widening is safe here: these are deny globs, and a
+ * wider deny only takes away more.
  */
 export function toSandboxGlobs(glob: string): string[] {
-  const itself = glob.replace(/[[\]{}()|!\\]/g, '?');
-  return [...new Set([...translated(glob), wholeStars(itself)])];
+  const components = glob.split('/');
+  let literal = 0;
+  while (literal < components.length && !GLOB_CHARS.test(components[literal] as string)) literal++;
+  if (literal === components.length) return [sandboxSafe(glob)];
+  const prefix = components.slice(0, literal).join('/');
+  const below = [sandboxSafe(`${prefix}/**`)];
+  const tails = writtenOut(components.slice(literal).join('/'));
+  if (tails === undefined) return below;
+  const out = new Set<string>();
+  for (const tail of tails) {
+    if (!tail.split('/').every(plainBut)) return below;
+    out.add(sandboxSafe(`${prefix}/${tail}`.replaceAll('?', '*')));
+  }
+  out.add(sandboxSafe(glob.replace(new RegExp(GLOB_CHARS.source, 'g'), '*')));
+  return [...out];
 }
 
-/** `*` next to `**` in one component is not a whole-component `**`: the component is `**`. */
-const wholeStars = (glob: string): string =>
+/**
+ * A glob the sandbox takes: a component that holds `**` is `**` (the sandbox has no `a**`; it is
+ * wider), one that starts with `~` starts with `*`.
+ */
+const sandboxSafe = (glob: string): string =>
   glob
     .split('/')
-    .map((c) => (c.includes('**') ? '**' : c))
+    .map((c) => (c.includes('**') ? '**' : c.startsWith('~') ? `*${c.slice(1)}` : c))
     .join('/');
 
 /**
- * The glob as picomatch reads it, in the sandbox's dialect: brace lists expanded (a range or a
- * lone member widened to `*`); a `|` outside a group alternates the whole pattern (`/w/a|b` is
- * `/w/a` or `b`), so each alternative is translated on its own (one that is not absolute matches
- * no absolute path); then {@link widened}.
+ * The tails a glob's brace lists make (`{a,b}/{c,d}` four), or `undefined` when a group is not a
+ * plain list: nested, unclosed, a lone member (picomatch reads `{a}` as itself), a range
+ * (`{1..3}`), a member that is `.` or `..` or holds syntax, or more than {@link MAX_GLOBS} in all.
  */
-function translated(glob: string): string[] {
-  const brace = /\{([^{}]*)\}/.exec(glob);
-  if (brace) {
-    const members = brace[1]!.split(',');
-    // A range (`{1..3}`, `{a..c}`, `{01..09..2}`, alone or in a list) is the names picomatch
-    // counts, which no member spells, and a lone member may be read either way: the group is
-    // widened to `*`.
-    const options = members.length === 1 || members.some((m) => m.includes('..')) ? ['*'] : members;
-    return options.flatMap((o) =>
-      translated(glob.slice(0, brace.index) + o + glob.slice(brace.index + brace[0].length)),
-    );
-  }
-  const alternatives = outsideGroups(glob, '|');
-  if (alternatives.length > 1) {
-    return alternatives.filter((a) => a.startsWith('/')).flatMap(translated);
-  }
-  return [wholeStars(widened(glob))];
-}
-
-/** `glob` cut at each `separator` that is outside a group `(…)` and a bracket `[…]`. */
-function outsideGroups(glob: string, separator: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let from = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i];
-    if (ch === '\\') i++;
-    else if (ch === '[') i = bracketEnd(glob, i) ?? i;
-    else if (ch === '(') depth++;
-    else if (ch === ')') depth = Math.max(0, depth - 1);
-    else if (ch === separator && depth === 0) {
-      out.push(glob.slice(from, i));
-      from = i + 1;
+function writtenOut(tail: string): string[] | undefined {
+  let out = [''];
+  let at = 0;
+  while (at < tail.length) {
+    const open = tail.indexOf('{', at);
+    const close = tail.indexOf('}', at);
+    if (open < 0) {
+      if (close >= 0) return undefined;
+      const rest = tail.slice(at);
+      out = out.map((t) => t + rest);
+      break;
     }
-  }
-  out.push(glob.slice(from));
-  return out;
-}
-
-/** Where the bracket expression opening at `at` closes (POSIX classes such as `[:digit:]` inside). */
-function bracketEnd(glob: string, at: number): number | undefined {
-  const match = /^\[(?:\[:[a-z]+:\]|\\.|[^\]\\])*\]/.exec(glob.slice(at));
-  return match ? at + match[0].length - 1 : undefined;
-}
-
-/**
- * What the sandbox's dialect cannot say, widened to what it can. An escaped punctuation mark is
- * that mark (`?`), an escaped letter or digit is the regular expression picomatch hands it to
- * (`\\d` a digit, `\\W` anything but a word character, `/` included): its component may span
- * others, so every component it touches is `**`, as for a group or an extglob that holds a `/`;
- * one that does not (`(a|b)`, `@(…)`, `!(…)`) is `*`. A bracket expression is `?` (POSIX classes
- * inside; an unclosed `[` or a lone `]` is itself, one character: `?` too); any brace, group mark
- * or `!` left is `*`.
- */
-function widened(glob: string): string {
-  let out = '';
-  /** Every component from the one `out` ends in to the one `to` is in: `**`; where to go on. */
-  const spanning = (to: number): number => {
-    out = `${out.slice(0, out.lastIndexOf('/') + 1)}**`;
-    const next = glob.indexOf('/', to + 1);
-    return next < 0 ? glob.length : next - 1;
-  };
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i] as string;
-    if (ch === '\\') {
-      if (/[\p{L}\p{N}]/u.test(glob[i + 1] ?? '')) i = spanning(i + 1);
-      else {
-        out += '?';
-        i++;
-      }
-    } else if (ch === '[') {
-      out += '?';
-      i = bracketEnd(glob, i) ?? i;
-    } else if ('@!+*?'.includes(ch) && glob[i + 1] === '(') {
-      // An extglob: its mark and its group are one.
-    } else if (ch === '(') {
-      const end = groupEnd(glob, i);
-      if (end === undefined) out += '*';
-      else if (glob.slice(i, end + 1).includes('/') || glob.slice(i, end + 1).includes('\\')) {
-        i = spanning(end);
-      } else {
-        out += '*';
-        i = end;
-      }
-    } else if (ch === ']') out += '?';
-    else out += '{}()|!'.includes(ch) ? '*' : ch;
+    const end = tail.indexOf('}', open);
+    if (close < open || end < 0) return undefined;
+    const members = tail.slice(open + 1, end).split(',');
+    if (
+      members.length < 2 ||
+      members.some((m) => m === '.' || m.includes('..') || GLOB_CHARS.test(m))
+    ) {
+      return undefined;
+    }
+    if (out.length * members.length > MAX_GLOBS) return undefined;
+    const text = tail.slice(at, open);
+    out = out.flatMap((t) => members.map((m) => t + text + m));
+    at = end + 1;
   }
   return out;
-}
-
-/** Where the group opening at `at` closes, nested groups and brackets inside. */
-function groupEnd(glob: string, at: number): number | undefined {
-  let depth = 0;
-  for (let i = at; i < glob.length; i++) {
-    const ch = glob[i];
-    if (ch === '\\') i++;
-    else if (ch === '[') i = bracketEnd(glob, i) ?? i;
-    else if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) return i;
-  }
-  return undefined;
 }
 
 const narrowings = new WeakMap<Policy, SandboxNarrowing>();
