@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadsOfFreshProcess } from '../../../test-support/module-loads';
-import { GLOB_CHARS, globMatcher, globMatches } from './glob';
+import { GLOB_CHARS, globMatcher, globMatches, negatedClasses } from './glob';
 
 describe('the glob dialect', () => {
   it('is picomatch with wildcards matching dotfiles, any of several globs', () => {
@@ -30,5 +32,44 @@ mark('compiled: ' + kit.globMatcher('/a/*')('/a/b'));`,
     expect(imported?.loads.filter(picomatch)).toEqual([]);
     expect(compiled?.label).toBe('compiled: true');
     expect(compiled?.loads.some(picomatch)).toBe(true);
+  });
+});
+
+describe('a bracket class, as bash reads it', () => {
+  it('[!…] is negated as [^…] is (picomatch alone read the ! as a member)', () => {
+    expect(globMatches('.env', '.[!x]nv')).toBe(true);
+    expect(globMatches('.xnv', '.[!x]nv')).toBe(false);
+    expect(globMatches('b', '[!a]')).toBe(true);
+    expect(globMatches('!', '[!a]')).toBe(true);
+    expect(globMatches('a', '[!a]')).toBe(false);
+    expect(globMatcher(['/p/secrets/[!R]*'])('/p/secrets/key')).toBe(true);
+    // Escaped, or inside another class, the `[!` is no negation.
+    expect(negatedClasses('\\[!a]')).toBe('\\[!a]');
+    expect(negatedClasses('[a[!b]')).toBe('[a[!b]');
+    expect(negatedClasses('[!]a]x[![:digit:]]')).toBe('[^]a]x[^[:digit:]]');
+  });
+
+  it('property: a glob of classes, wildcards and text matches a name exactly when bash says so', () => {
+    const PIECES = ['a', 'b', '!', '^', '[ab]', '[!a]', '[^a]', '[!ab]', '[a-c]', '[!a-c]'];
+    const more = ['[]a]', '[!]a]', '[![:alpha:]]', '[[:alpha:]]', '?', '*'];
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`bracket classes against bash: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
+    const pairs = fc.sample(
+      fc.tuple(
+        fc.array(fc.constantFrom(...PIECES, ...more), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'x', '!', '^', ']', '1'), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      ),
+      { seed, numRuns: 600 },
+    ).map(([g, n]) => [g.join(''), n.join('')] as const);
+    // One bash for every pair: `[[ name == glob ]]` is bash's own pattern matching.
+    const script = pairs
+      .map(([g, n]) => `[[ ${JSON.stringify(n)} == ${g} ]] && echo 1 || echo 0`)
+      .join('\n');
+    const answers = execFileSync('bash', ['-c', script], { encoding: 'utf8' }).trim().split('\n');
+    const differ = pairs.filter(([g, n], i) => globMatches(n, g) !== (answers[i] === '1'));
+    expect(differ).toEqual([]);
   });
 });

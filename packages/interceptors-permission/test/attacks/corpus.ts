@@ -11,6 +11,7 @@ import { ALIASES, NETWORK } from './corpus-paths-net';
 import { PINS, PLAN_REFUSE } from './corpus-pins';
 import { ROUND_EIGHT } from './corpus-round-eight';
 import { ROUND_ELEVEN } from './corpus-round-eleven';
+import { ROUND_FIFTEEN } from './corpus-round-fifteen';
 import { ROUND_FIVE } from './corpus-round-five';
 import { ROUND_FOUR } from './corpus-round-four';
 import { ROUND_FOURTEEN } from './corpus-round-fourteen';
@@ -50,6 +51,7 @@ export const ATTACKS: readonly AttackEntry[] = [
   ...ROUND_TWELVE,
   ...ROUND_THIRTEEN,
   ...ROUND_FOURTEEN,
+  ...ROUND_FIFTEEN,
   ...PINS,
   ...PLAN_REFUSE,
 ];
