@@ -54,16 +54,18 @@ describe('a bracket class, as bash reads it', () => {
     const more = ['[]a]', '[!]a]', '[![:alpha:]]', '[[:alpha:]]', '?', '*'];
     const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
     console.log(`bracket classes against bash: fast-check seed ${seed} (FC_SEED=${seed} replays)`);
-    const pairs = fc.sample(
-      fc.tuple(
-        fc.array(fc.constantFrom(...PIECES, ...more), { minLength: 1, maxLength: 3 }),
-        fc.array(fc.constantFrom('a', 'b', 'c', 'x', '!', '^', ']', '1'), {
-          minLength: 1,
-          maxLength: 3,
-        }),
-      ),
-      { seed, numRuns: 600 },
-    ).map(([g, n]) => [g.join(''), n.join('')] as const);
+    const pairs = fc
+      .sample(
+        fc.tuple(
+          fc.array(fc.constantFrom(...PIECES, ...more), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.constantFrom('a', 'b', 'c', 'x', '!', '^', ']', '1'), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+        ),
+        { seed, numRuns: 600 },
+      )
+      .map(([g, n]) => [g.join(''), n.join('')] as const);
     // One bash for every pair: `[[ name == glob ]]` is bash's own pattern matching.
     const script = pairs
       .map(([g, n]) => `[[ ${JSON.stringify(n)} == ${g} ]] && echo 1 || echo 0`)
