@@ -92,7 +92,7 @@ export class Call implements Prepared {
     if (chain.size === 0) return this.runBody(this);
     return promiseThen.call(
       this.runChain(chain),
-      (produced: ToolExecutionResult) => assembleResult(this, produced),
+      (produced: ToolExecutionResult) => this.assemble(produced),
       (error: unknown) => this.chainFailed(error),
     ) as Promise<ToolExecutionResult>;
   }
