@@ -1,11 +1,12 @@
 import {
   ToolErrorCode as Codes,
   errorResult,
+  type InterceptedExecution,
   type Interceptor,
   type InterceptorNext,
   type ToolExecutionResult,
 } from '@dsh-tools/protocol';
-import { createWaterfall, type Next, WaterfallError } from '@dsh-tools/waterfall';
+import { type ChainEntry, type Next, runChain, WaterfallError } from '@dsh-tools/waterfall';
 import { boundOutput } from './bound-output';
 import { kindOf, messageOf, quote } from './describe';
 import { asToolError, copyResult } from './output';
@@ -14,31 +15,29 @@ import { interceptorError, keep, misuse, settledIn } from './results';
 import { type TraceEvent, traceHop } from './trace';
 import type { CallState, Hop, InterceptorOptions } from './types';
 
-/**
- * An interceptor's `next(changed)` on its way down the chain. The link (or the body) that receives
- * it checks it (`readRewrite`) before anything runs with it: the waterfall learns at once that
- * `next()` was called, so its rules (once, not after returning, settle before returning) hold for
- * a rewrite exactly as for a plain `next()`, even while an asynchronous validator is still working.
- */
-class Rewrite {
-  /** Set once the interceptor that sent it has returned or thrown: nothing may start after that. */
-  abandoned = false;
-  /** The execution it became once checked, which the receiving link's results are checked against. */
-  hop: Hop | undefined;
-  constructor(
-    readonly changed: unknown,
-    readonly from: Hop,
-    readonly by: string,
-  ) {}
+const promiseThen = Promise.prototype.then;
+
+/** A link of the chain: an interceptor as the waterfall runs it, with its place and its name. */
+interface Registered extends ChainEntry<[InterceptedExecution], ToolExecutionResult, Hop> {
+  readonly priority: number;
+  /** The same link for a call that is traced or under a whole-call deadline (see `traced`). */
+  readonly traced: (first: Hop) => ChainEntry<[InterceptedExecution], ToolExecutionResult, Hop>;
 }
 
-/** What travels down the chain: a checked execution, or a rewrite still to be checked. */
-type Link = Hop | Rewrite;
+/**
+ * The executions an interceptor's rewrite made, with what the body needs of them (their extension
+ * fields): the terminal receives the execution that reached it, and finds its hop here.
+ */
+const rewritten = new WeakMap<InterceptedExecution, Hop>();
 
-const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
-  (value as Hop).state !== undefined;
-
-const promiseThen = Promise.prototype.then;
+/**
+ * The hop an execution travelling down a call's chain belongs to: the call's own, a rewrite's, or
+ * (never met: every execution that travels is one of those) the execution alone, as it reached.
+ */
+const hopOf = (exec: InterceptedExecution, first: Hop): Hop =>
+  exec === first.exec
+    ? first
+    : (rewritten.get(exec) ?? { exec, extensions: undefined, state: first.state });
 
 /**
  * How an interceptor that settled with `value` is traced: nothing when it passed on what `next()`
@@ -51,6 +50,24 @@ const answeredFor = (
 ): TraceEvent | undefined =>
   value === inner ? undefined : sent === undefined ? 'vetoed' : 'answered';
 
+/**
+ * An interceptor's answer as the waterfall reads it: a promise or a plain value as it is, a
+ * thenable as a promise (its `then` read exactly once, as `await` would), so that an answer that
+ * arrives later is never taken for a veto. Reading `then` may throw: that is the interceptor's
+ * own error.
+ */
+const answerOf = (returned: unknown): ToolExecutionResult | Promise<ToolExecutionResult> => {
+  if ((typeof returned === 'object' && returned !== null) || typeof returned === 'function') {
+    const then = (returned as { then?: unknown }).then;
+    if (typeof then === 'function') {
+      return new Promise<ToolExecutionResult>((resolve, reject) => {
+        then.call(returned, resolve, reject);
+      });
+    }
+  }
+  return returned as ToolExecutionResult;
+};
+
 /** The interceptors of a registry, around the body. */
 export interface InterceptorChain {
   /** How many interceptors are registered. */
@@ -58,11 +75,12 @@ export interface InterceptorChain {
   /** Adds an interceptor; returns its (idempotent) disposer. Throws on a malformed one. */
   use(interceptor: Interceptor, options?: InterceptorOptions): () => void;
   /**
-   * Runs the interceptors around the body. Resolves with the innermost result as the interceptors
-   * passed it out; rejects when the chain itself failed (a misuse of `next()`, which the waterfall
-   * detects): {@link chainFailure} turns that into the call's result.
+   * Runs the interceptors around the body, for the call whose first hop is `first`. Resolves with
+   * the innermost result as the interceptors passed it out; rejects when the chain itself failed
+   * (a misuse of `next()`, which the waterfall detects): {@link chainFailure} turns that into the
+   * call's result.
    */
-  run(hop: Hop): Promise<ToolExecutionResult>;
+  run(first: Hop): Promise<ToolExecutionResult>;
 }
 
 /**
@@ -92,54 +110,45 @@ const chainMisuse = (error: WaterfallError, hop: Hop): ToolExecutionResult => {
   return interceptorError(hop.exec, error.listener, what);
 };
 
-/** The innermost step: the call runs its body with the execution that reached it. */
-const body = (hop: Hop): Promise<ToolExecutionResult> => hop.state.runBody(hop);
+const isHop = (value: Hop | ToolExecutionResult): value is Hop =>
+  (value as Hop).state !== undefined;
 
 /**
  * The stage *run the interceptors*: the `tools/execute` waterfall, outermost first, around the
- * body (which the call itself runs: `state.runBody`).
- * The waterfall owns the rules of `next()`; each interceptor is wrapped only for what is about
- * tools: a rewrite's arguments are validated again (`readRewrite`), a thrown `ToolError` keeps its
- * code, any other throw fails closed, and a result the registry did not produce is copied and
- * checked. A result that is exactly what `next()` resolved with passes untouched, and an
- * interceptor that returns `next()`'s own promise costs the chain one link and nothing more.
+ * body (which the call itself runs: `state.runBody`), with the call's first hop as the run's
+ * context. The waterfall owns the rules of `next()`; the registry reads, in the waterfall's own
+ * steps and with no wrapper around the interceptor, only what is about tools:
+ *
+ * - `sent`: a rewrite (`next(changed)`) is checked (`readRewrite`: arguments validated again)
+ *   before anything further in runs; one whose check ends after the interceptor settled starts
+ *   nothing;
+ * - `resolved` and `vetoed`: an answer the registry did not produce is copied and checked; one that
+ *   is exactly what `next()` resolved with passes untouched;
+ * - `rejected`: a thrown `ToolError` keeps its code, any other throw fails closed.
+ *
+ * An interceptor that returns `next()`'s own promise costs the chain one link and nothing more.
+ * A call that is traced, or under a whole-call deadline, runs each interceptor inside a wrapper
+ * made for that call, which records what it did (`traced`).
  */
 export function createInterceptorChain(): InterceptorChain {
-  const chain = createWaterfall<[Link], ToolExecutionResult>();
+  let entries: readonly Registered[] = [];
   let count = 0;
-  // Registered and not disposed: read on every call, so kept here rather than asked of the chain.
-  let active = 0;
 
-  /** Checks a rewrite, then goes on with it; never starts anything for an abandoned one. */
-  const arrive = (
-    link: Rewrite,
-    go: (hop: Hop) => ToolExecutionResult | Promise<ToolExecutionResult>,
-  ): ToolExecutionResult | Promise<ToolExecutionResult> => {
-    const checked = readRewrite(link.changed, link.from, link.by);
-    if (!(checked instanceof Promise)) {
-      if (!isHop(checked)) return checked;
-      link.hop = checked;
-      return go(checked);
-    }
-    return checked.then((outcome) => {
-      if (!isHop(outcome)) return outcome;
-      link.hop = outcome;
-      // The interceptor gave up waiting while its rewrite was validated: the waterfall fails the
-      // call for it, and nothing (no inner interceptor, no body) may start after the call ended.
-      if (link.abandoned) {
-        return keep(
-          outcome.state,
-          interceptorError(outcome.exec, link.by, 'did not wait for its rewritten call'),
-        );
-      }
-      return go(outcome);
-    });
+  /**
+   * One call's run: its first hop is the run's context, and the innermost step runs the body with
+   * the execution that reached it.
+   */
+  const run = (first: Hop): Promise<ToolExecutionResult> => {
+    const { state } = first;
+    const chain =
+      state.span || state.pending ? entries.map((entry) => entry.traced(first)) : entries;
+    return runChain(
+      chain,
+      [first.exec],
+      (exec: InterceptedExecution) => state.runBody(hopOf(exec, first)),
+      first,
+    );
   };
-
-  const terminal = (link: Link): Promise<ToolExecutionResult> | ToolExecutionResult =>
-    link instanceof Rewrite ? arrive(link, body) : body(link);
-
-  const run = (hop: Hop): Promise<ToolExecutionResult> => chain.run(hop, terminal);
 
   const use = (interceptor: Interceptor, options: InterceptorOptions = {}): (() => void) => {
     if (typeof interceptor !== 'function') {
@@ -155,8 +164,7 @@ export function createInterceptorChain(): InterceptorChain {
     const name = options.name ?? (interceptor.name || `interceptor #${count}`);
 
     /** The interceptor's settled value: what `next()` resolved with passes, anything else is checked. */
-    const accept = (value: unknown, hop: Hop): ToolExecutionResult => {
-      const { exec, state } = hop;
+    const accept = (value: unknown, exec: InterceptedExecution, state: CallState) => {
       if (value !== undefined && value === state.last) return state.last;
       const copied = copyResult(value);
       if ('problem' in copied) return misuse(state, exec, name, `returned ${copied.problem}`);
@@ -172,166 +180,147 @@ export function createInterceptorChain(): InterceptorChain {
     };
 
     /** What the interceptor threw (or rejected with), as its result. */
-    const thrown = (error: unknown, hop: Hop): ToolExecutionResult => {
+    const thrown = (error: unknown, exec: InterceptedExecution, state: CallState) => {
       // A misuse further in, passing through: the waterfall has recorded it, and it decides.
       if (error instanceof WaterfallError) throw error;
       const coded = asToolError(error);
       if (coded) {
-        return keep(
-          hop.state,
-          errorResult(hop.exec.callId, coded.code, coded.message, coded.details),
-        );
+        return keep(state, errorResult(exec.callId, coded.code, coded.message, coded.details));
       }
-      return misuse(hop.state, hop.exec, name, `threw (${messageOf(error)})`);
+      return misuse(state, exec, name, `threw (${messageOf(error)})`);
     };
 
     /**
-     * Bookkeeping once the interceptor settled: off the pending list of a whole-call deadline, its
-     * rewrite abandoned (nothing may start after that), and the outcome traced.
+     * `next(changed)`: plain `next()` when `changed` is absent or the execution received, else
+     * checked (`readRewrite`) before the rest of the chain starts with it. Its check may end after
+     * the interceptor settled (an asynchronous validator): then nothing starts (`go` refuses).
      */
-    const book = (
-      state: CallState,
-      rewrite: Rewrite | undefined,
-      outcome: TraceEvent | undefined,
-    ): void => {
-      if (state.pending) settledIn(state.pending, name);
-      if (rewrite) rewrite.abandoned = true;
-      if (state.span && outcome) traceHop(state.span, name, outcome);
-    };
-
-    /** `checked`: the hop came from a rewrite checked here, which must travel on in its place. */
-    const intercept = (
-      hop: Hop,
-      next: Next<[Link], ToolExecutionResult>,
-      checked: boolean,
-    ): ToolExecutionResult | Promise<ToolExecutionResult> => {
-      const { exec, state } = hop;
-      // Set at dispatch when a tracer records the call; the chain only adds events to it.
-      const { span } = state;
-      let sent: Promise<ToolExecutionResult> | undefined;
-      let rewrite: Rewrite | undefined;
-      let late: Promise<unknown> | undefined;
-      const guarded: InterceptorNext = (changed) => {
-        if (changed === undefined || changed === exec) {
-          if (span) traceHop(span, name, 'passed');
-          sent = checked ? next(hop) : next();
-        } else {
-          if (span) traceHop(span, name, 'rewrote');
-          rewrite = new Rewrite(changed, hop, name);
-          if (late) {
-            const abandon = () => {
-              rewrite!.abandoned = true;
-            };
-            promiseThen.call(late, abandon, abandon);
-          }
-          sent = next(rewrite);
-        }
-        // Traced only: what the inside answered, to tell passing it on from replacing it.
-        if (span) {
-          promiseThen.call(
-            sent,
-            (value: ToolExecutionResult) => {
-              inner = value;
-            },
-            () => {},
-          );
-        }
-        return sent;
-      };
-      let inner: ToolExecutionResult | undefined;
-      let returned: unknown;
-      // Under a whole-call deadline, what is pending is tracked so that a TIMEOUT can name it.
-      const { pending } = state;
-      if (pending) pending.push(name);
-      try {
-        returned = interceptor(exec, guarded);
-      } catch (error) {
-        book(state, rewrite, 'threw');
-        return thrown(error, hop);
-      }
-      // `return next()`: the result is the inner one, already the registry's. The common case.
-      if (returned === sent && sent !== undefined) {
-        if (pending) {
-          const done = () => settledIn(pending, name);
-          promiseThen.call(sent, done, done);
-        }
-        return sent;
-      }
-      let answer: Promise<unknown> | undefined;
-      if (returned instanceof Promise) {
-        answer = returned;
-      } else if (
-        (typeof returned === 'object' && returned !== null) ||
-        typeof returned === 'function'
-      ) {
-        // A thenable is awaited as `await` would, its `then` read exactly once.
-        let then: unknown;
-        try {
-          then = (returned as { then?: unknown }).then;
-        } catch (error) {
-          book(state, rewrite, 'threw');
-          return thrown(error, hop);
-        }
-        if (typeof then === 'function') {
-          answer = new Promise<unknown>((resolve, reject) => {
-            then.call(returned, resolve, reject);
-          });
-        }
-      }
-      if (answer === undefined) {
-        book(state, rewrite, answeredFor(returned, inner, sent));
-        return accept(returned, hop);
-      }
-      // The waterfall's one reaction to the answer checks it (`resolved` and `rejected` below);
-      // the bookkeeping, when there is any, reacts first. A rewrite sent after this return is
-      // abandoned when the answer settles (`late`).
-      if (pending || span || rewrite) {
-        // `rewrite` read when it settles: one sent after this return is abandoned too.
-        promiseThen.call(
-          answer,
-          (value: unknown) => book(state, rewrite, answeredFor(value, inner, sent)),
-          () => book(state, rewrite, 'threw'),
+    const sent = (
+      changed: [InterceptedExecution],
+      args: [InterceptedExecution],
+      first: Hop,
+      go: (args: [InterceptedExecution]) => Promise<ToolExecutionResult> | false,
+    ): Promise<ToolExecutionResult> => {
+      const exec = args[0];
+      const value: unknown = changed[0];
+      if (value === undefined || value === exec) return go(args) as Promise<ToolExecutionResult>;
+      const goOn = (hop: Hop): Promise<ToolExecutionResult> => {
+        rewritten.set(hop.exec, hop);
+        return (
+          go([hop.exec]) ||
+          // The interceptor gave up waiting while its rewrite was validated: the waterfall fails
+          // the call for it, and nothing (no inner interceptor, no body) may start after that.
+          Promise.resolve(
+            keep(
+              hop.state,
+              interceptorError(hop.exec, name, 'did not wait for its rewritten call'),
+            ),
+          )
         );
-      } else late = answer;
-      return answer as Promise<ToolExecutionResult>;
+      };
+      const checked = readRewrite(value, hopOf(exec, first), name);
+      if (!(checked instanceof Promise)) {
+        return isHop(checked) ? goOn(checked) : Promise.resolve(checked);
+      }
+      return checked.then((outcome) => (isHop(outcome) ? goOn(outcome) : outcome));
     };
 
+    /** The interceptor as the waterfall calls it: its answer, a thenable read as a promise. */
     const listener = (
-      link: Link,
-      next: Next<[Link], ToolExecutionResult>,
-    ): ToolExecutionResult | Promise<ToolExecutionResult> =>
-      link instanceof Rewrite
-        ? arrive(link, (hop) => intercept(hop, next, true))
-        : intercept(link, next, false);
-    /** The execution a link's answer is checked against: its own, or the rewrite it received. */
-    const hopOf = (link: Link): Hop | undefined => (link instanceof Rewrite ? link.hop : link);
-    const dispose = chain.use(listener, {
+      exec: InterceptedExecution,
+      next: Next<[InterceptedExecution], ToolExecutionResult>,
+    ): ToolExecutionResult | Promise<ToolExecutionResult> => {
+      const returned = interceptor(exec, next as InterceptorNext);
+      return returned instanceof Promise ? returned : answerOf(returned);
+    };
+
+    const readers = {
       name,
-      priority,
-      // In the waterfall's own reaction to an interceptor's promise: no promise hop of ours.
-      resolved: (value, [link]) => {
-        const hop = hopOf(link);
-        return hop ? accept(value, hop) : value;
-      },
-      rejected: (error, [link]) => {
-        const hop = hopOf(link);
-        if (!hop) throw error;
-        return thrown(error, hop);
-      },
-    });
-    active++;
+      // `args[0]`, not a destructuring: that would read the array through its iterator.
+      resolved: (value: ToolExecutionResult, args: [InterceptedExecution], first: Hop) =>
+        accept(value, args[0], first.state),
+      vetoed: (value: ToolExecutionResult, args: [InterceptedExecution], first: Hop) =>
+        accept(value, args[0], first.state),
+      rejected: (error: unknown, args: [InterceptedExecution], first: Hop) =>
+        thrown(error, args[0], first.state),
+      sent,
+    };
+
+    /**
+     * The link for one traced call, or one under a whole-call deadline: the interceptor inside a
+     * wrapper that records what it did (passed, rewrote, vetoed, answered, threw) on the call's
+     * span, and keeps it on the pending list (which a `TIMEOUT` names) until it settles.
+     */
+    const traced = (first: Hop): ChainEntry<[InterceptedExecution], ToolExecutionResult, Hop> => {
+      const { span, pending } = first.state;
+      /** Once the interceptor settled: off the pending list, and the outcome traced. */
+      const book = (outcome: TraceEvent | undefined): void => {
+        if (pending) settledIn(pending, name);
+        if (span && outcome) traceHop(span, name, outcome);
+      };
+      return {
+        ...readers,
+        listener: (exec, next) => {
+          let sent: Promise<ToolExecutionResult> | undefined;
+          let inner: ToolExecutionResult | undefined;
+          const guarded: InterceptorNext = (changed) => {
+            if (span) {
+              traceHop(
+                span,
+                name,
+                changed === undefined || changed === exec ? 'passed' : 'rewrote',
+              );
+            }
+            sent = changed === undefined ? next() : next(changed);
+            // Traced only: what the inside answered, to tell passing it on from replacing it.
+            if (span) {
+              promiseThen.call(
+                sent,
+                (value: ToolExecutionResult) => {
+                  inner = value;
+                },
+                () => {},
+              );
+            }
+            return sent;
+          };
+          if (pending) pending.push(name);
+          let answer: ToolExecutionResult | Promise<ToolExecutionResult>;
+          try {
+            answer = listener(exec, guarded);
+          } catch (error) {
+            book('threw');
+            throw error;
+          }
+          // The bookkeeping reacts before the waterfall's own reaction, which checks the answer.
+          if (answer instanceof Promise) {
+            promiseThen.call(
+              answer,
+              (value: unknown) =>
+                book(answer === sent ? undefined : answeredFor(value, inner, sent)),
+              () => book('threw'),
+            );
+          } else book(answeredFor(answer, inner, sent));
+          return answer;
+        },
+      };
+    };
+
+    const entry: Registered = { ...readers, listener, priority, traced };
+    // A new array (a run in progress keeps the one it took); the sort is stable, so equal
+    // priorities keep registration order.
+    entries = [...entries, entry].sort((a, b) => b.priority - a.priority);
     let disposed = false;
     return () => {
       if (disposed) return;
       disposed = true;
-      active--;
-      dispose();
+      entries = entries.filter((other) => other !== entry);
     };
   };
 
   return {
     get size() {
-      return active;
+      return entries.length;
     },
     use,
     run,

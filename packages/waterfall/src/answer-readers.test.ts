@@ -197,3 +197,204 @@ describe('reactions per asynchronous link', () => {
     expect(await engineThens(() => w.run({}, async () => 1))).toBe(0);
   });
 });
+
+describe('the run context, vetoes, synchronous throws and sent arguments', () => {
+  const ctx = { call: 'c1' };
+
+  it("every reader sees the run's context, the last argument of runChain", async () => {
+    const seen: unknown[] = [];
+    const chain: ChainEntry<[number], string, typeof ctx>[] = [
+      {
+        name: 'answers',
+        listener: async (n, next) => `${await next(n + 1)}?`,
+        resolved: (value, args, context) => {
+          seen.push(['resolved', value, args, context]);
+          return value;
+        },
+        sent: (changed, args, context, go) => {
+          seen.push(['sent', changed, args, context]);
+          return go(changed) as Promise<string>;
+        },
+      },
+      {
+        name: 'vetoes',
+        listener: () => 'no',
+        vetoed: (value, args, context) => {
+          seen.push(['vetoed', value, args, context]);
+          return `${value}!`;
+        },
+      },
+    ];
+    expect(await runChain<[number], string, typeof ctx>(chain, [1], () => 'unreached', ctx)).toBe(
+      'no!?',
+    );
+    expect(seen).toEqual([
+      ['sent', [2], [1], ctx],
+      ['vetoed', 'no', [2], ctx],
+      ['resolved', 'no!?', [1], ctx],
+    ]);
+  });
+
+  it('vetoed reads a plain value returned without next(); a kept next() is still refused after it', async () => {
+    let kept: (() => Promise<string>) | undefined;
+    let ran = 0;
+    const chain: ChainEntry<[], string>[] = [
+      {
+        name: 'veto',
+        listener: (next) => {
+          kept = next;
+          return 'denied';
+        },
+        vetoed: (value) => `checked(${value})`,
+      },
+    ];
+    expect(
+      await runChain(chain, [], () => {
+        ran++;
+        return 't';
+      }),
+    ).toBe('checked(denied)');
+    const late = await kept!().catch((error: unknown) => error);
+    expect(late).toMatchObject({ kind: 'next-twice', listener: 'veto' });
+    expect(ran).toBe(0);
+  });
+
+  it("vetoed is not called for a promise or for next()'s answer; what it throws is the listener's error", async () => {
+    let calls = 0;
+    const vetoed = (value: string) => {
+      calls++;
+      return value;
+    };
+    expect(await runChain([{ name: 'a', listener: async () => 'x', vetoed }], [], () => 't')).toBe(
+      'x',
+    );
+    expect(await runChain([{ name: 'b', listener: (next) => next(), vetoed }], [], () => 't')).toBe(
+      't',
+    );
+    expect(calls).toBe(0);
+    const boom = new Error('reader failed');
+    const failure = await runChain(
+      [
+        {
+          name: 'reads',
+          listener: () => 'v',
+          vetoed: () => {
+            throw boom;
+          },
+        },
+      ],
+      [],
+      () => 't',
+    ).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ kind: 'threw', listener: 'reads', cause: boom });
+  });
+
+  it('rejected reads a synchronous throw like a rejection, and a next() after it is refused', async () => {
+    let kept: (() => Promise<string>) | undefined;
+    let ran = 0;
+    const seen: unknown[] = [];
+    const chain: ChainEntry<[number], string>[] = [
+      {
+        name: 'throws',
+        listener: (_n, next) => {
+          kept = next;
+          throw new Error('sync');
+        },
+        rejected: (error, args) => {
+          seen.push([(error as Error).message, args]);
+          return 'recovered';
+        },
+      },
+    ];
+    const terminal = () => {
+      ran++;
+      return 't';
+    };
+    expect(await runChain<[number], string, unknown>(chain, [3], terminal)).toBe('recovered');
+    expect(seen).toEqual([['sync', [3]]]);
+    expect(await kept!().catch((error: unknown) => error)).toMatchObject({ kind: 'next-twice' });
+    expect(ran).toBe(0);
+    // Without a reader it is the listener's error, `threw`, as before.
+    const plain = await runChain(
+      [
+        {
+          name: 'bare',
+          listener: () => {
+            throw new Error('sync');
+          },
+        },
+      ],
+      [],
+      () => 't',
+    ).catch((error: unknown) => error);
+    expect(plain).toMatchObject({ kind: 'threw', listener: 'bare' });
+  });
+
+  it('sent decides what next(...changed) answers, and may go on later with other arguments', async () => {
+    const seenByTerminal: number[] = [];
+    const chain: ChainEntry<[number], string>[] = [
+      {
+        name: 'doubles',
+        listener: async (n, next) => `${await next(n + 1)}.`,
+        // Checked asynchronously, then the rest of the chain runs with the checked value.
+        sent: async (changed, _args, _context, go) => {
+          await Promise.resolve();
+          return (go([changed[0] * 2]) as Promise<string>).then((inner) => `[${inner}]`);
+        },
+      },
+      {
+        name: 'refuses',
+        listener: async (n, next) => next(n),
+        sent: async (changed) => `refused ${changed[0]}`,
+      },
+    ];
+    expect(
+      await runChain<[number], string, unknown>(chain, [1], (n) => {
+        seenByTerminal.push(n);
+        return `t${n}`;
+      }),
+    ).toBe('[refused 4].');
+    expect(seenByTerminal).toEqual([]);
+  });
+
+  it('go starts nothing once the listener has settled: it answers false', async () => {
+    let ran = 0;
+    let started: Promise<string> | false | undefined;
+    let release: () => void = () => {};
+    const checked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const chain: ChainEntry<[number], string>[] = [
+      {
+        name: 'impatient',
+        listener: async (n, next) => {
+          // Sends a rewrite and settles without waiting for it.
+          void next(n + 1).catch(() => {});
+          return 'gave up';
+        },
+        sent: async (changed, _args, _context, go) => {
+          await checked;
+          started = go(changed);
+          return started || 'abandoned';
+        },
+      },
+    ];
+    const failure = await runChain<[number], string, unknown>(chain, [1], () => {
+      ran++;
+      return 't';
+    }).catch((error: unknown) => error);
+    // Returning before its next() settled is a misuse, as for any listener.
+    expect(failure).toMatchObject({ kind: 'returned-early', listener: 'impatient' });
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toBe(false);
+    expect(ran).toBe(0);
+  });
+
+  it('without sent, next(...changed) goes on with changed as it is', async () => {
+    const chain: ChainEntry<[number], number>[] = [
+      { name: 'adds', listener: async (n, next) => next(n + 1) },
+    ];
+    expect(await runChain<[number], number, unknown>(chain, [1], (n) => n * 10)).toBe(20);
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import { createEmitter } from './emitter';
 import {
+  type ChainEntry,
   createWaterfall,
   type Next,
   runChain,
@@ -42,6 +43,37 @@ describe('waterfall types', () => {
     e.on((event) => expectTypeOf(event).toEqualTypeOf<{ name: string }>());
     // @ts-expect-error emitted arguments must match
     e.emit(1);
+  });
+
+  it("types every reader with the link's arguments and the run's context", () => {
+    interface Ctx {
+      readonly call: string;
+    }
+    const entry: ChainEntry<[n: number], string, Ctx> = {
+      name: 'e',
+      listener: async (n, next) => next(n + 1),
+      resolved: (value, args, context) => {
+        expectTypeOf(value).toEqualTypeOf<string>();
+        expectTypeOf(args).toEqualTypeOf<[n: number]>();
+        expectTypeOf(context).toEqualTypeOf<Ctx>();
+        return value;
+      },
+      rejected: (_error, _args, context) => context.call,
+      vetoed: (value) => value,
+      sent: (changed, _args, _context, go) => {
+        expectTypeOf(changed).toEqualTypeOf<[n: number]>();
+        expectTypeOf(go).returns.toEqualTypeOf<Promise<string> | false>();
+        return go(changed) || Promise.resolve('refused');
+      },
+    };
+    expectTypeOf(
+      runChain<[n: number], string, Ctx>([entry], [1], String, { call: 'c' }),
+    ).toEqualTypeOf<Promise<string>>();
+    // @ts-expect-error the context must be the chain's
+    void runChain<[n: number], string, Ctx>([entry], [1], String, { other: 1 });
+    // @ts-expect-error sent answers a promise of the run's result
+    const wrong: ChainEntry<[number], string> = { name: 'w', listener: () => 'x', sent: () => 1 };
+    void wrong;
   });
 
   it('exposes misuse details on WaterfallError', () => {

@@ -3,20 +3,15 @@ export interface ListenerEntry<F> {
   readonly listener: F;
   readonly name: string;
   readonly priority: number;
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
-  readonly resolved?: ((value: any, args: any) => unknown) | undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
-  readonly rejected?: ((error: unknown, args: any) => unknown) | undefined;
 }
 
-/** What `add` reads of a listener's options. */
+/**
+ * What `add` reads of a listener's options; the others (a waterfall's readers of answers) ride
+ * along on the entry, typed by the waterfall that reads them.
+ */
 export interface AddOptions {
   readonly name?: string | undefined;
   readonly priority?: number | undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
-  readonly resolved?: ((value: any, args: any) => unknown) | undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the waterfall that reads them
-  readonly rejected?: ((error: unknown, args: any) => unknown) | undefined;
 }
 
 /** A copy-on-write listener list: a run or emission holds the array it started with. */
@@ -41,17 +36,16 @@ export function createList<F>(method: string): List<F> {
       if (typeof listener !== 'function' || priority !== +priority) {
         throw new TypeError(`${method} takes a function and numeric priority`);
       }
-      // The options ride along: a waterfall reads its listener's `resolved` and `rejected` there.
+      // The options ride along: a waterfall reads its listener's readers of answers there.
       const entry: ListenerEntry<F> = {
         ...options,
         listener,
         name: name ?? (listener.name || `listener #${++counter}`),
         priority,
       };
-      const at = items.findIndex((other) => other.priority < priority);
-      // A new array (a run in progress keeps the one it took), then the entry in its place.
-      items = [...items];
-      (items as ListenerEntry<F>[]).splice(at < 0 ? items.length : at, 0, entry);
+      // A new array (a run in progress keeps the one it took); the sort is stable, so equal
+      // priorities keep registration order.
+      items = [...items, entry].sort((a, b) => b.priority - a.priority);
       return () => {
         items = items.filter((other) => other !== entry);
       };

@@ -1,7 +1,7 @@
 import { createList } from './list';
 
 /** Options of {@link Waterfall.use}. */
-export interface UseOptions<A extends unknown[] = unknown[], R = unknown> {
+export interface UseOptions<A extends unknown[] = unknown[], R = unknown, X = unknown> {
   /** Named in misuse errors; defaults to the function's name, else `listener #<n>`. */
   readonly name?: string;
   /** Higher runs outer (earlier); equal priorities keep registration order. Default 0. */
@@ -10,17 +10,32 @@ export interface UseOptions<A extends unknown[] = unknown[], R = unknown> {
    * Reads what the listener's *promise* fulfilled with, in the one reaction the engine attaches to
    * it, and returns the link's result: for a wrapper that checks every answer (a registry copying
    * an interceptor's result) without a promise hop of its own. Not called for a veto (a value
-   * returned without calling `next()`: the wrapper has it already), nor when the listener returned
+   * returned without calling `next()`: {@link vetoed} reads that), nor when the listener returned
    * `next()`'s own promise (that answer is the inner one). A plain value returned after calling
-   * `next()` is read like a promise's, once the rest of the chain has been checked.
+   * `next()` is read like a promise's, once the rest of the chain has been checked. `context` is
+   * the run's (the last argument of {@link runChain}).
    */
-  readonly resolved?: ((value: R, args: A) => R) | undefined;
+  readonly resolved?: ((value: R, args: A, context: X) => R) | undefined;
   /**
-   * Reads what the listener's promise rejected with, when that is the listener's own error (not a
-   * misuse, not an error from further in): its return is the link's result, and what it throws is
-   * the listener's error.
+   * Reads what the listener threw, or what its promise rejected with, when that is the listener's
+   * own error (not a misuse, not an error from further in): its return is the link's result, and
+   * what it throws is the listener's error.
    */
-  readonly rejected?: ((error: unknown, args: A) => R) | undefined;
+  readonly rejected?: ((error: unknown, args: A, context: X) => R) | undefined;
+  /**
+   * Reads a veto: what the listener returned, not a promise, without calling `next()`. Its return
+   * is the link's result; what it throws is the listener's error (read by {@link rejected}).
+   */
+  readonly vetoed?: ((value: R, args: A, context: X) => R | Promise<R>) | undefined;
+  /**
+   * Reads the listener's `next(...changed)` before anything further in runs: it answers what that
+   * `next()` resolves with, and calls `go` with the arguments to go on with (checked, say).
+   * `go` runs the rest of the chain, or answers `false` when the listener has settled since
+   * (nothing may start after a link settled). Without it, `changed` goes on as it is.
+   */
+  readonly sent?:
+    | ((changed: A, args: A, context: X, go: (args: A) => Promise<R> | false) => Promise<R>)
+    | undefined;
 }
 
 /**
@@ -38,8 +53,8 @@ export type WaterfallListener<A extends unknown[], R> = (
 export type Terminal<A extends unknown[], R> = (...args: A) => R | Promise<R>;
 
 /** One link of a chain, outermost first; `resolved` and `rejected` as in {@link UseOptions}. */
-export interface ChainEntry<A extends unknown[], R>
-  extends Pick<UseOptions<A, R>, 'resolved' | 'rejected'> {
+export interface ChainEntry<A extends unknown[], R, X = unknown>
+  extends Pick<UseOptions<A, R, X>, 'resolved' | 'rejected' | 'vetoed' | 'sent'> {
   readonly listener: WaterfallListener<A, R>;
   readonly name: string;
 }
@@ -94,6 +109,8 @@ interface Watch {
 interface Run<A extends unknown[], R> {
   readonly c: readonly ChainEntry<A, R>[];
   readonly t: Terminal<A, R>;
+  /** The run's context, passed to the readers of answers. */
+  readonly x: unknown;
   m?: WaterfallError | undefined;
   k?: Watch | undefined;
 }
@@ -125,13 +142,6 @@ const fail = (watch: Watch, settled: Promise<unknown>, failure: unknown): never 
   throw failure;
 };
 
-/** A rejection that is the run's to report, never an unhandled one. */
-const rejected = (failure: unknown): Promise<never> => {
-  const promise = Promise.reject(failure);
-  promise.catch(ignore);
-  return promise;
-};
-
 function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): Promise<R> {
   const entry = run.c[index];
   run.k = undefined;
@@ -158,10 +168,24 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
         'next-twice',
         `called next() ${rest === closed ? 'after it had returned' : 'twice'}`,
       );
-      return rejected(run.m);
+      // A rejection that is the run's to report, never an unhandled one.
+      const refused = Promise.reject(run.m);
+      refused.catch(ignore);
+      return refused;
     }
     // biome-ignore lint/complexity/noArguments: see above
-    rest = step(run, index + 1, arguments.length ? ([...arguments] as A) : args);
+    const changed = arguments.length ? ([...arguments] as A) : 0;
+    if (changed && entry.sent) {
+      // What goes on is decided by the reader, maybe later: `run.k` is the watch of the rest of
+      // the chain only when the reader went on at once (and answers with what `go` did).
+      run.k = undefined;
+      rest = entry.sent(
+        changed,
+        args,
+        run.x,
+        (checked) => !watch?.s && step(run, index + 1, checked),
+      );
+    } else rest = step(run, index + 1, changed || args);
     inner = run.k;
     if (watch && !inner) inner = watchTerminal(rest);
     return rest;
@@ -171,55 +195,60 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
     // A spread call allocates an array per link; one argument is the common shape.
     const listener = entry.listener as (...a: unknown[]) => R | Promise<R>;
     result = args.length === 1 ? listener(args[0], next) : listener(...args, next);
+    // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
+    if (rest && result === rest && !run.m) {
+      run.k = inner;
+      return rest;
+    }
+    if (!rest && !(result instanceof Promise)) {
+      // (`run.k` stays unset: the link above watches this answer itself, vetoes being rare.)
+      rest = closed;
+      return Promise.resolve(entry.vetoed ? entry.vetoed(result as R, args, run.x) : result);
+    }
   } catch (error) {
+    // Read like a rejection of the listener's promise, in the same reaction: a later `next()`
+    // is refused, and `rejected` may turn the error into the link's result.
     rest ??= closed;
-    rest.catch(ignore);
-    const failure = run.m ?? own(entry.name, error);
-    run.k = { s: true, f: [failure] };
-    return rejected(failure);
+    result = Promise.reject(error);
   }
-  // Fast paths: `return next()` hands back the rest of the chain as it is; a plain value is a veto.
-  if (rest && result === rest && !run.m) {
-    run.k = inner;
-    return rest;
-  }
-  if (!rest && !(result instanceof Promise)) {
-    rest = closed;
-    run.k = { s: true };
-    return Promise.resolve(result);
-  }
-  const mine: Watch = { s: false };
-  watch = mine;
-  run.k = mine;
+  // This link's watch, which the link above reads (and `go` asks whether it has settled).
+  watch = { s: false };
+  run.k = watch;
   if (rest && !inner) inner = watchTerminal(rest);
   const settled: Promise<R> = Promise.resolve(result).then(
     (value) => {
-      mine.s = true;
-      if (run.m) fail(mine, settled, run.m);
-      // Kept as the run's misuse: an outer listener that swallows it cannot turn it into a result.
+      watch!.s = true;
+      // Kept as the run's misuse (unless one came first): an outer listener that swallows it
+      // cannot turn it into a result.
       if (rest && !inner!.s) {
-        run.m = new WaterfallError(entry.name, 'returned-early', 'returned before next() settled');
-        fail(mine, settled, run.m);
+        run.m ??= new WaterfallError(
+          entry.name,
+          'returned-early',
+          'returned before next() settled',
+        );
       }
+      if (run.m) fail(watch!, settled, run.m);
       rest ??= closed;
       try {
-        return entry.resolved ? entry.resolved(value, args) : value;
+        return entry.resolved ? entry.resolved(value, args, run.x) : value;
       } catch (error) {
-        return fail(mine, settled, own(entry.name, error));
+        return fail(watch!, settled, own(entry.name, error));
       }
     },
     (error: unknown) => {
-      mine.s = true;
+      watch!.s = true;
       rest ??= closed;
+      // The listener's own error, read by `rejected` when it has one; an error from further in,
+      // or the run's misuse, as it is.
       let failure = run.m ?? own(entry.name, error, inner?.f);
       if (failure !== error && failure !== run.m && entry.rejected) {
         try {
-          return entry.rejected(error, args);
+          return entry.rejected(error, args, run.x);
         } catch (again) {
           failure = own(entry.name, again);
         }
       }
-      return fail(mine, settled, failure);
+      return fail(watch!, settled, failure);
     },
   );
   return settled;
@@ -230,12 +259,13 @@ function step<A extends unknown[], R>(run: Run<A, R>, index: number, args: A): P
  * {@link Waterfall}: for hosts that keep their listeners elsewhere (a cordis event, say). A misuse
  * fails the run even when the listener swallows the rejection of its second `next()`.
  */
-export function runChain<A extends unknown[], R>(
-  chain: readonly ChainEntry<A, R>[],
+export function runChain<A extends unknown[], R, X = undefined>(
+  chain: readonly ChainEntry<A, R, X>[],
   args: A,
   terminal: Terminal<A, R>,
+  context?: X,
 ): Promise<R> {
-  return step({ c: chain, t: terminal }, 0, args);
+  return step({ c: chain as readonly ChainEntry<A, R>[], t: terminal, x: context }, 0, args);
 }
 
 /** An onion of listeners around a terminal step. */
@@ -258,7 +288,7 @@ export interface Waterfall<A extends unknown[], R> {
 export function createWaterfall<A extends unknown[], R>(): Waterfall<A, R> {
   const list = createList<WaterfallListener<A, R>>('waterfall.use()');
   return {
-    use: (listener, options) => list.add(listener, options),
+    use: list.add as Waterfall<A, R>['use'],
     run(...argsAndTerminal) {
       // The arguments are evaluated in order: pop() leaves only the run's arguments in the array.
       return runChain<A, R>(
