@@ -2,6 +2,7 @@ import type { InterceptedExecution, ToolArgs, ToolExecutionResult } from '@dsh-t
 import type { Span } from '@opentelemetry/api';
 import { assembleResult } from './assemble-result';
 import { callDeadline } from './bound-call';
+import { promiseThen } from './intrinsics';
 import { type BodyLimits, runBody } from './run-body';
 import { chainFailure, type InterceptorChain } from './run-interceptors';
 import type {
@@ -120,8 +121,6 @@ export class Call implements Prepared {
     return assembleResult(this, chainFailure(error, this));
   }
 }
-
-const promiseThen = Promise.prototype.then;
 
 /** A validated call as a {@link Call}, or the result of a call that failed validation. */
 export const callOf = (

@@ -9,6 +9,7 @@ import { boundCall } from './bound-call';
 import { Call, callOf } from './call';
 import { quote } from './describe';
 import type { InFlight } from './in-flight';
+import { promiseThen } from './intrinsics';
 import { readCall } from './read-call';
 import { resolveTool } from './resolve-tool';
 import { freezeResult, internalErrorResult, seenOfRequest, UNREADABLE } from './results';
@@ -149,8 +150,6 @@ export function dispatch(calls: Calls, call: Call): Promise<ToolExecutionResult>
     return Promise.resolve(internalError(calls, exec, 'execute()', error));
   }
 }
-
-const promiseThen = Promise.prototype.then;
 
 /** A prepared call dispatched, or a failed one told to the observers. */
 const settle = (

@@ -9,13 +9,12 @@ import {
 import { type ChainEntry, type Next, runChain, WaterfallError } from '@dsh-tools/waterfall';
 import { boundOutput } from './bound-output';
 import { kindOf, messageOf, quote } from './describe';
+import { promiseThen } from './intrinsics';
 import { asToolError, copyResult } from './output';
 import { readRewrite } from './read-rewrite';
 import { interceptorError, keep, misuse, settledIn } from './results';
 import { type TraceEvent, traceHop } from './trace';
 import type { CallState, Hop, InterceptorOptions } from './types';
-
-const promiseThen = Promise.prototype.then;
 
 /** A link of the chain: an interceptor as the waterfall runs it, with its place and its name. */
 interface Registered extends ChainEntry<[InterceptedExecution], ToolExecutionResult, Hop> {
