@@ -10,7 +10,11 @@ import { createToolRegistry } from './index';
  * call fails closed naming the interceptor. Without the check the body would run after the call's
  * result was delivered, with arguments no one waited for.
  */
-describe('a rewrite still in validation when its interceptor settles', () => {
+describe.each([
+  ['called directly', {}],
+  // Under a whole-call deadline each interceptor runs inside a wrapper made for the call.
+  ['inside the wrapper of a call under a deadline', { callTimeoutMs: 60_000 }],
+] as const)('a rewrite still in validation when its interceptor settles (%s)', (_path, options) => {
   const setup = () => {
     const gate = deferred();
     const body = vi.fn(() => [{ type: 'text' as const, text: 'ran' }]);
@@ -19,7 +23,7 @@ describe('a rewrite still in validation when its interceptor settles', () => {
       await gate.promise;
       return { value: value as { path: string } };
     });
-    const registry = createToolRegistry();
+    const registry = createToolRegistry(options);
     registry.register(
       readFile({
         execute: body,
