@@ -137,12 +137,14 @@ export function dispatch(calls: Calls, call: Call): Promise<ToolExecutionResult>
       },
       (error: unknown) => {
         inflight.delete(exec.callId);
+        // Only the chain's own promise rejects by design (a misuse of `next()`); anything else
+        // that rejects here is the registry's own failure.
+        if (!raw) return internalError(calls, exec, 'execute()', error);
         try {
-          if (raw) return calls.tell(call.chainFailed(error), exec);
+          return calls.tell(call.chainFailed(error), exec);
         } catch (again) {
           return internalError(calls, exec, 'execute()', again);
         }
-        return internalError(calls, exec, 'execute()', error);
       },
     ) as Promise<ToolExecutionResult>;
   } catch (error) {

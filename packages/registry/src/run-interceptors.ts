@@ -233,13 +233,14 @@ export function createInterceptorChain(): InterceptorChain {
       return returned instanceof Promise ? returned : answerOf(returned);
     };
 
+    /** An answer, resolved or a veto, checked for the execution the interceptor received. */
+    // `args[0]`, not a destructuring: that would read the array through its iterator.
+    const answered = (value: ToolExecutionResult, args: [InterceptedExecution], first: Hop) =>
+      accept(value, args[0], first.state);
     const readers = {
       name,
-      // `args[0]`, not a destructuring: that would read the array through its iterator.
-      resolved: (value: ToolExecutionResult, args: [InterceptedExecution], first: Hop) =>
-        accept(value, args[0], first.state),
-      vetoed: (value: ToolExecutionResult, args: [InterceptedExecution], first: Hop) =>
-        accept(value, args[0], first.state),
+      resolved: answered,
+      vetoed: answered,
       rejected: (error: unknown, args: [InterceptedExecution], first: Hop) =>
         thrown(error, args[0], first.state),
       sent,

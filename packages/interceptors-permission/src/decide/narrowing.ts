@@ -103,9 +103,9 @@ function writtenOut(tail: string): string[] | undefined {
       out = out.map((t) => t + rest);
       break;
     }
-    const end = tail.indexOf('}', open);
-    if (close < open || end < 0) return undefined;
-    const members = tail.slice(open + 1, end).split(',');
+    // A `}` before the `{` (or none after it) is no list; else the first `}` closes this group.
+    if (close < open) return undefined;
+    const members = tail.slice(open + 1, close).split(',');
     if (
       members.length < 2 ||
       members.some((m) => m === '.' || m.includes('..') || GLOB_CHARS.test(m))
@@ -115,7 +115,7 @@ function writtenOut(tail: string): string[] | undefined {
     if (out.length * members.length > MAX_GLOBS) return undefined;
     const text = tail.slice(at, open);
     out = out.flatMap((t) => members.map((m) => t + text + m));
-    at = end + 1;
+    at = close + 1;
   }
   return out;
 }
