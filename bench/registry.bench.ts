@@ -8,7 +8,9 @@
  *    cost of one pass-through *async* interceptor (`async (exec, next) => next()`, the way users
  *    write them) is the slope (5 of them - none) / 5, set against koa-compose's async hop
  *    measured the same way in the same suite: at most 2x one call at a time, 3x under 10,000
- *    concurrent calls;
+ *    concurrent calls. Between the two, in both settings, the same pass-through measured at each
+ *    layer (the least a chain that checks every answer can do, the least one that also names the
+ *    link at fault can do, the waterfall engine alone), to show where the hop goes;
  * 2. validation per call against raw compiled ajv: execute on a validated tool minus execute on
  *    the same tool with validation skipped, against the raw validator on fresh frozen copies of the same arguments (and on one warm object);
  * 3. compile cost per tool (register a fresh tool, first call compiles) against typebox 1.x
@@ -195,6 +197,42 @@ const floorChain = (n: number) => {
 };
 const floor0 = floorChain(0);
 const floor5 = floorChain(5);
+/**
+ * The *attributing floor*: the floor, for a chain that must also name the link at fault (the
+ * registry's contract: a bad answer, a throw or a second `next()` fails the call naming the
+ * interceptor that did it). A promise's reaction is handed only the value, so a handler that knows
+ * its link is a function made for that link: per link, one `next` and the two handlers of its one
+ * reaction, and nothing else (no rewrites, no settled-early rule).
+ */
+const attributingChain = (n: number) => {
+  const listeners = Array.from(
+    { length: n },
+    () => async (_exec: object, next: () => Promise<ToolExecutionResult>) => next(),
+  );
+  const step = (index: number): Promise<ToolExecutionResult> => {
+    const listener = listeners[index];
+    if (!listener) return koaInner();
+    let rest: Promise<ToolExecutionResult> | undefined;
+    const answer = listener({}, () => {
+      if (rest) return Promise.reject(new Error(`bench: link ${index} called next() twice`));
+      rest = step(index + 1);
+      return rest;
+    });
+    if (answer === rest) return answer;
+    return answer.then(
+      (value) => {
+        if (value !== koaResult) throw new Error(`bench: link ${index} answered unchecked`);
+        return value;
+      },
+      (error: unknown) => {
+        throw new Error(`bench: link ${index} threw`, { cause: error });
+      },
+    );
+  };
+  return () => step(0);
+};
+const attributing0 = attributingChain(0);
+const attributing5 = attributingChain(5);
 const engineChain = (n: number) => {
   const chain: ChainEntry<[object], ToolExecutionResult>[] = Array.from({ length: n }, (_, i) => ({
     name: `async${i}`,
@@ -228,6 +266,8 @@ const overhead = await runSuite(
     { name: 'koa-compose, 5 async middleware', fn: () => koa5().then(ok) },
     { name: 'checked-chain floor, 0 async links', fn: () => floor0().then(ok) },
     { name: 'checked-chain floor, 5 async links', fn: () => floor5().then(ok) },
+    { name: 'attributing floor, 0 async links', fn: () => attributing0().then(ok) },
+    { name: 'attributing floor, 5 async links', fn: () => attributing5().then(ok) },
     { name: 'waterfall engine, 0 async listeners', fn: () => engine0().then(ok) },
     { name: 'waterfall engine, 5 async listeners', fn: () => engine5().then(ok) },
   ],
@@ -279,10 +319,16 @@ const engineHop = perHop(
   'waterfall engine, 5 async listeners',
   'waterfall engine, 0 async listeners',
 );
+const attributingHop = perHop(
+  overhead,
+  'attributing floor, 5 async links',
+  'attributing floor, 0 async links',
+);
 console.log(
-  `where an async hop goes: koa-compose ${formatNs(koaHop)}, a checked chain's floor ${formatNs(floorHop)}, the waterfall engine ${formatNs(engineHop)}, the registry ${formatNs(asyncHop)}`,
+  `where an async hop goes: koa-compose ${formatNs(koaHop)}, a checked chain's floor ${formatNs(floorHop)}, the attributing floor ${formatNs(attributingHop)}, the waterfall engine ${formatNs(engineHop)}, the registry ${formatNs(asyncHop)}`,
 );
 reportRatio('async hop: checked-chain floor / koa-compose', floorHop / koaHop);
+reportRatio('async hop: attributing floor / koa-compose', attributingHop / koaHop);
 reportRatio('async hop: waterfall engine / koa-compose', engineHop / koaHop);
 
 const CONCURRENT = 10_000;
@@ -294,7 +340,7 @@ const concurrentCalls: ToolExecution[] = Array.from({ length: CONCURRENT }, (_, 
 const concurrently = (registry: typeof plain) => async () => {
   allOk(await Promise.all(concurrentCalls.map((exec) => registry.execute(exec))));
 };
-const koaConcurrently = (run: () => Promise<ToolExecutionResult>) => async () => {
+const chainConcurrently = (run: () => Promise<ToolExecutionResult>) => async () => {
   allOk(await Promise.all(concurrentCalls.map(() => run())));
 };
 const concurrent = await runSuite(
@@ -304,8 +350,15 @@ const concurrent = await runSuite(
     { name: '10,000 concurrent, 0 interceptors', fn: concurrently(plain) },
     { name: '10,000 concurrent, 5 interceptors', fn: concurrently(intercepted) },
     { name: '10,000 concurrent, 5 async interceptors', fn: concurrently(interceptedAsync) },
-    { name: '10,000 concurrent koa-compose, 0 async middleware', fn: koaConcurrently(koa0) },
-    { name: '10,000 concurrent koa-compose, 5 async middleware', fn: koaConcurrently(koa5) },
+    { name: '10,000 concurrent koa-compose, 0 async middleware', fn: chainConcurrently(koa0) },
+    { name: '10,000 concurrent koa-compose, 5 async middleware', fn: chainConcurrently(koa5) },
+    // The same ladder as one call at a time: where the hop under load goes.
+    { name: '10,000 concurrent checked-chain floor, 0 links', fn: chainConcurrently(floor0) },
+    { name: '10,000 concurrent checked-chain floor, 5 links', fn: chainConcurrently(floor5) },
+    { name: '10,000 concurrent attributing floor, 0 links', fn: chainConcurrently(attributing0) },
+    { name: '10,000 concurrent attributing floor, 5 links', fn: chainConcurrently(attributing5) },
+    { name: '10,000 concurrent waterfall engine, 0 listeners', fn: chainConcurrently(engine0) },
+    { name: '10,000 concurrent waterfall engine, 5 listeners', fn: chainConcurrently(engine5) },
   ],
   {
     // A batch takes tens of milliseconds: tinybench's default 64 iterations would take minutes.
@@ -339,6 +392,20 @@ reportRatio(
   'async hop under 10,000 concurrent calls: ours / koa-compose',
   concurrentAsyncHop / concurrentKoaHop,
   3,
+);
+const concurrentLadder = (five: string, none: string) =>
+  perHop(concurrent, `10,000 concurrent ${five}`, `10,000 concurrent ${none}`) / concurrentKoaHop;
+reportRatio(
+  'async hop under 10,000 concurrent calls: checked-chain floor / koa-compose',
+  concurrentLadder('checked-chain floor, 5 links', 'checked-chain floor, 0 links'),
+);
+reportRatio(
+  'async hop under 10,000 concurrent calls: attributing floor / koa-compose',
+  concurrentLadder('attributing floor, 5 links', 'attributing floor, 0 links'),
+);
+reportRatio(
+  'async hop under 10,000 concurrent calls: waterfall engine / koa-compose',
+  concurrentLadder('waterfall engine, 5 listeners', 'waterfall engine, 0 listeners'),
 );
 
 // The difference of two ~5 µs calls is a few hundred ns, less than the noise of one tinybench
